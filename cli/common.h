@@ -1,0 +1,37 @@
+// Shared pieces of the command line: exit codes, error printing, position arguments.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "chess/position.h"
+#include "chess/result.h"
+
+namespace tbkit::cli {
+
+// Documented exit codes (README, "Exit codes").
+enum ExitCode : int {
+  kExitOk = 0,
+  kExitFailed = 1,       // a check found failures (perft suite, verify), or a game was lost by rule
+  kExitBadInput = 2,     // bad FEN, SAN, option or usage
+  kExitIo = 3,           // a file could not be opened, read or written
+  kExitCorrupt = 4,      // a file failed validation (magic, version, checksum, truncation)
+  kExitUnavailable = 5,  // no table or book covers the request
+  kExitInterrupted = 130,
+};
+
+[[nodiscard]] int exit_code_for(const Error& e);
+// Prints "tbkit: <message>" on stderr and returns the exit code for the error.
+int report(const Error& e);
+
+// Joins positional words into a FEN; "startpos" (or nothing) is the initial position.
+[[nodiscard]] Result<chess::Position> position_from_words(const std::vector<std::string>& words);
+
+// Each subcommand registers itself; its callback stores the process exit code in `exit_code`.
+void add_position_command(CLI::App& app, int& exit_code);
+void add_perft_command(CLI::App& app, int& exit_code);
+void add_bench_command(CLI::App& app, int& exit_code);
+
+}  // namespace tbkit::cli

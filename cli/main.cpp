@@ -1,0 +1,45 @@
+// tbkit: wires the subcommands together. Each subcommand lives in its own file.
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+
+#include "cli/common.h"
+#include "cli/version.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"tbkit: chess endgame tablebases, opening books and probing, offline.", "tbkit"};
+  app.set_version_flag("--version", std::string("tbkit ") + tbkit::cli::kVersion);
+  app.require_subcommand(1);
+  app.footer("Run 'tbkit help COMMAND' or 'tbkit COMMAND --help' for a command's options and examples.");
+  int exit_code = tbkit::cli::kExitOk;
+
+  tbkit::cli::add_position_command(app, exit_code);
+  tbkit::cli::add_perft_command(app, exit_code);
+  tbkit::cli::add_bench_command(app, exit_code);
+
+  auto* help = app.add_subcommand("help", "Show help for a command");
+  std::string topic;
+  help->add_option("command", topic, "The command to describe");
+  help->callback([&] {
+    if (topic.empty()) {
+      std::cout << app.help();
+      return;
+    }
+    for (auto* sub : app.get_subcommands({})) {
+      if (sub->get_name() == topic) {
+        std::cout << sub->help();
+        return;
+      }
+    }
+    std::cerr << "tbkit: no command '" << topic << "'; run 'tbkit --help' for the list\n";
+    exit_code = tbkit::cli::kExitBadInput;
+  });
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);
+    return code == 0 ? 0 : tbkit::cli::kExitBadInput;
+  }
+  return exit_code;
+}
