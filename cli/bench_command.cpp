@@ -78,6 +78,7 @@ int run_bench() {
   std::printf("notation:  %016llx\n", static_cast<unsigned long long>(notation.h));
 
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::fflush(stdout);
   std::fprintf(stderr, "Total time: %.2f s\n", secs);
   std::printf("Bench: %llu\n", static_cast<unsigned long long>(signature.h % 1000000007ULL));
   return kExitOk;

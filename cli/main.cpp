@@ -27,7 +27,7 @@ int main(int argc, char** argv) {
     }
     for (auto* sub : app.get_subcommands({})) {
       if (sub->get_name() == topic) {
-        std::cout << sub->help();
+        std::cout << sub->help(app.get_name());
         return;
       }
     }

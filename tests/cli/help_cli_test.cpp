@@ -1,0 +1,45 @@
+#include <catch2/catch.hpp>
+
+#include "tests/cli/cli_runner.h"
+
+using tbkit::testing::run_tbkit;
+
+TEST_CASE("version and help flags", "[cli]") {
+  auto v = run_tbkit("--version");
+  CHECK(v.exit_code == 0);
+  CHECK(v.out.rfind("tbkit ", 0) == 0);
+
+  auto h = run_tbkit("--help");
+  CHECK(h.exit_code == 0);
+  for (const char* cmd : {"position", "perft", "bench", "help"}) {
+    INFO(cmd);
+    CHECK(h.out.find(cmd) != std::string::npos);
+  }
+}
+
+TEST_CASE("every command has help with examples", "[cli]") {
+  for (const char* cmd : {"position", "perft", "bench"}) {
+    INFO(cmd);
+    auto via_help = run_tbkit(std::string("help ") + cmd);
+    auto via_flag = run_tbkit(std::string(cmd) + " --help");
+    CHECK(via_help.exit_code == 0);
+    CHECK(via_flag.exit_code == 0);
+    CHECK(via_help.out == via_flag.out);
+    CHECK(via_help.out.find("Example") != std::string::npos);
+  }
+  auto unknown = run_tbkit("help nosuchcommand");
+  CHECK(unknown.exit_code == 2);
+  CHECK(unknown.err.find("no command 'nosuchcommand'") != std::string::npos);
+  CHECK(run_tbkit("nosuchcommand").exit_code == 2);
+  CHECK(run_tbkit("").exit_code == 2);
+}
+
+TEST_CASE("bench prints a stable signature", "[cli][bench][slow]") {
+  auto a = run_tbkit("bench");
+  auto b = run_tbkit("bench");
+  REQUIRE(a.exit_code == 0);
+  const auto pos = a.out.rfind("Bench: ");
+  REQUIRE(pos != std::string::npos);
+  CHECK(a.out.substr(pos) == b.out.substr(b.out.rfind("Bench: ")));
+  CHECK(a.out.find("perft:     ") != std::string::npos);
+}
