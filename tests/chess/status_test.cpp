@@ -75,6 +75,13 @@ TEST_CASE("fifty-move rule", "[chess][status]") {
     CHECK(pos->halfmove_clock() == 100);
     CHECK(pos->status() == GameStatus::kFiftyMoves);
   }
+  SECTION("the clock saturates at the largest FEN value instead of wrapping") {
+    auto pos = parse_fen("4k3/8/8/8/8/8/8/R3K3 w - - 65535 80");
+    REQUIRE(pos.ok());
+    play(*pos, "Ra2");
+    CHECK(pos->halfmove_clock() == 65535);
+    CHECK(pos->status() == GameStatus::kFiftyMoves);
+  }
   SECTION("a capture or pawn move resets the clock") {
     const char* fen = "4k3/8/8/8/8/8/r3P3/4K3 b - - 98 80";
     auto pos = parse_fen(fen);

@@ -7,6 +7,7 @@
 
 #include "chess/fen.h"
 #include "chess/movegen.h"
+#include "chess/transform.h"
 #include "tests/fuzz/fuzz_check.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -33,5 +34,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     p.undo_move(m);
   }
   TBKIT_FUZZ_CHECK(p == *again);
+  // The colour flip is always possible and is its own inverse.
+  auto flipped = transform(p, Transform::kColorFlip);
+  TBKIT_FUZZ_CHECK(flipped.ok());
+  auto back = transform(*flipped, Transform::kColorFlip);
+  TBKIT_FUZZ_CHECK(back.ok() && to_fen(*back) == fen);
+  TBKIT_FUZZ_CHECK(legal_moves(*flipped).size() == legal_moves(p).size());
+  (void)p.status();
   return 0;
 }

@@ -1,6 +1,7 @@
 // Fuzzes parse_san and parse_uci: the first byte picks a position from a fixed list, the rest is the
 // move text. A move that parses must be legal, and its SAN and UCI must parse back to the same move.
 #include <cstddef>
+#include <cctype>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -57,6 +58,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   if (auto uci = parse_uci(pos, text)) {
     TBKIT_FUZZ_CHECK(legal.contains(*uci));
+    // The text names the move's own squares, except king-takes-rook castling, which names the rook.
+    std::string lower(text);
+    for (char& c : lower) c = char(std::tolower(static_cast<unsigned char>(c)));
+    const bool rook_square = uci->is_castling() && lower.size() == 4 && pos.piece_on(Square(lower[2] - 'a', lower[3] - '1')) ==
+                                                                            Piece(pos.side_to_move(), PieceType::kRook);
+    TBKIT_FUZZ_CHECK(lower == to_uci(*uci) || rook_square);
     auto back = parse_uci(pos, to_uci(*uci));
     TBKIT_FUZZ_CHECK(back.ok() && *back == *uci);
     auto san_back = parse_san(pos, to_san(pos, *uci));
