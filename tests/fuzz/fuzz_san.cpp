@@ -32,6 +32,8 @@ constexpr const char* kFens[] = {
     "r3k2r/8/8/8/8/8/8/R3K2R b KQkq - 0 1",
     "4k3/8/8/8/8/8/1p6/R3K3 b Q - 0 1",
     "8/P7/8/8/8/8/8/k1K5 w - - 0 1",
+    "4k3/8/8/8/8/8/8/R3KR2 w Q - 0 1",
+    "4k3/8/8/8/8/8/8/5K1R w - - 0 1",
 };
 
 }  // namespace
@@ -61,8 +63,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     // The text names the move's own squares, except king-takes-rook castling, which names the rook.
     std::string lower(text);
     for (char& c : lower) c = char(std::tolower(static_cast<unsigned char>(c)));
-    const bool rook_square = uci->is_castling() && lower.size() == 4 && pos.piece_on(Square(lower[2] - 'a', lower[3] - '1')) ==
-                                                                            Piece(pos.side_to_move(), PieceType::kRook);
+    const bool rook_square = uci->is_castling() && lower.size() == 4 && (lower[2] == 'a' || lower[2] == 'h') &&
+                             lower[3] == lower[1] &&
+                             pos.piece_on(Square(lower[2] - 'a', lower[3] - '1')) == Piece(pos.side_to_move(), PieceType::kRook);
     TBKIT_FUZZ_CHECK(lower == to_uci(*uci) || rook_square);
     auto back = parse_uci(pos, to_uci(*uci));
     TBKIT_FUZZ_CHECK(back.ok() && *back == *uci);
