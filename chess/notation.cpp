@@ -61,12 +61,15 @@ Result<Move> parse_uci(const Position& pos, std::string_view text) {
     promo = promotion_from_char(text[4]);
     if (promo == PieceType::kNone) return malformed(text, "bad promotion piece '" + std::string(1, text[4]) + "'");
   }
-  // King-takes-rook castling (Polyglot, Chess960 GUIs) names the rook's square.
+  // King-takes-rook castling (Polyglot, Chess960 GUIs) names the rook's square; it can only mean castling.
   const Piece mover = pos.piece_on(from);
   const Piece target = pos.piece_on(to);
-  if (mover.type() == PieceType::kKing && target.type() == PieceType::kRook && target.color() == mover.color())
-    to = Square(to.file() == 7 ? 6 : 2, from.rank());
+  const bool takes_own_rook = mover.type() == PieceType::kKing && target.type() == PieceType::kRook &&
+                              target.color() == mover.color() && to.rank() == from.rank() &&
+                              (to.file() == 0 || to.file() == 7);
+  if (takes_own_rook) to = Square(to.file() == 7 ? 6 : 2, from.rank());
   for (Move m : legal_moves(pos)) {
+    if (takes_own_rook && !m.is_castling()) continue;
     if (m.from() == from && m.to() == to && m.promotion() == promo) return m;
   }
   return illegal(text, "not a legal move in this position");
@@ -115,6 +118,8 @@ Result<Move> parse_san(const Position& pos, std::string_view text) {
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
   while (!s.empty() && (s.back() == '+' || s.back() == '#' || s.back() == '!' || s.back() == '?')) s.remove_suffix(1);
   if (s.size() > 4 && s.substr(s.size() - 4) == "e.p.") s.remove_suffix(4);
+  // "exd6 e.p." puts a space before the suffix.
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
   if (s.empty()) return malformed(text, "empty");
 
   if (s == "O-O" || s == "0-0" || s == "O-O-O" || s == "0-0-0") {

@@ -218,7 +218,8 @@ void Position::do_move(Move m) {
     s.en_passant = Square::none();
   }
   s.captured = Piece::none();
-  ++s.halfmove;
+  // Saturate: FEN allows a clock of 65535, and wrapping to 0 would undo a fifty-move draw.
+  if (s.halfmove < 0xFFFF) ++s.halfmove;
 
   if (m.is_castling()) {
     const bool kingside = to.file() == 6;
@@ -305,7 +306,7 @@ void Position::do_null_move() {
   }
   s.key = k;
   s.captured = Piece::none();
-  ++s.halfmove;
+  if (s.halfmove < 0xFFFF) ++s.halfmove;
   s.checkers = 0;
   side_ = ~side_;
 }

@@ -1,7 +1,9 @@
 #include <catch2/catch.hpp>
 
 #include "chess/fen.h"
+#include "chess/movegen.h"
 #include "chess/notation.h"
+#include "chess/zobrist.h"
 
 using namespace tbkit::chess;
 
@@ -41,5 +43,85 @@ TEST_CASE("Polyglot key vectors", "[chess][zobrist]") {
     // The spec's FENs leave the halfmove clock at 0, so compare the first four fields only.
     auto placement = [](const std::string& fen) { return fen.substr(0, fen.rfind(' ', fen.rfind(' ') - 1)); };
     CHECK(placement(to_fen(played)) == placement(to_fen(*from_fen)));
+  }
+}
+
+namespace {
+
+// The key of the same placement with the en-passant field replaced by '-'.
+std::uint64_t key_without_en_passant(const std::string& fen) {
+  std::string copy = fen;
+  const std::size_t ep_start = copy.find(' ', copy.find(' ', copy.find(' ') + 1) + 1) + 1;
+  const std::size_t ep_end = copy.find(' ', ep_start);
+  copy.replace(ep_start, ep_end - ep_start, "-");
+  auto pos = parse_fen(copy);
+  REQUIRE(pos.ok());
+  return pos->key();
+}
+
+}  // namespace
+
+// Polyglot's rule: the en-passant file enters the key only when a pawn of the side to move stands
+// beside the pawn that just made the double step - whether or not the capture is legal.
+TEST_CASE("en-passant key rule", "[chess][zobrist]") {
+  SECTION("a capturing pawn beside the pushed pawn: the file is in the key") {
+    const std::string fen = "4k3/8/8/8/3pP3/8/8/4K3 b - e3 0 1";
+    auto pos = parse_fen(fen);
+    REQUIRE(pos.ok());
+    CHECK(pos->en_passant() == Square(4, 2));
+    CHECK(pos->key() == (key_without_en_passant(fen) ^ zobrist::en_passant_key(4)));
+    CHECK(pos->key() == pos->compute_key());
+  }
+  SECTION("reached by a double push, the incremental key agrees") {
+    auto pos = parse_fen("4k3/8/8/8/5p2/8/4P3/4K3 w - - 0 1");
+    REQUIRE(pos.ok());
+    auto m = parse_uci(*pos, "e2e4");
+    REQUIRE(m.ok());
+    pos->do_move(*m);
+    CHECK(pos->en_passant() == Square(4, 2));
+    CHECK(pos->key() == pos->compute_key());
+    CHECK(pos->key() == (key_without_en_passant(to_fen(*pos)) ^ zobrist::en_passant_key(4)));
+  }
+  SECTION("no capturing pawn beside it: the square is dropped from key and FEN") {
+    const std::string fen = "4k3/8/8/8/4P3/8/8/4K3 b - e3 0 1";
+    auto pos = parse_fen(fen);
+    REQUIRE(pos.ok());
+    CHECK(pos->en_passant().is_none());
+    CHECK(pos->key() == key_without_en_passant(fen));
+    CHECK(to_fen(*pos) == "4k3/8/8/8/4P3/8/8/4K3 b - - 0 1");
+  }
+  SECTION("a pawn of the wrong colour beside it does not count") {
+    auto pos = parse_fen("4k3/8/8/8/3PP3/8/8/4K3 b - e3 0 1");
+    REQUIRE(pos.ok());
+    CHECK(pos->en_passant().is_none());
+  }
+  SECTION("the capture is illegal (rank pin) but the file is still in the key") {
+    // After e2e4 the black pawn on d4 may not take: d4 and e4 would leave the rank open to Qh4.
+    auto pos = parse_fen("8/8/8/8/k2p3Q/8/4P3/3K4 w - - 0 1");
+    REQUIRE(pos.ok());
+    auto m = parse_uci(*pos, "e2e4");
+    REQUIRE(m.ok());
+    pos->do_move(*m);
+    CHECK(pos->en_passant() == Square(4, 2));
+    for (Move legal : legal_moves(*pos)) CHECK_FALSE(legal.is_en_passant());
+    CHECK(pos->key() == pos->compute_key());
+    CHECK(pos->key() == (key_without_en_passant(to_fen(*pos)) ^ zobrist::en_passant_key(4)));
+    // The same position from FEN hashes the same.
+    auto from_fen = parse_fen("8/8/8/8/k2pP2Q/8/8/3K4 b - e3 0 1");
+    REQUIRE(from_fen.ok());
+    CHECK(from_fen->key() == pos->key());
+    CHECK(*from_fen == *pos);
+  }
+  SECTION("the en-passant file leaves the key after the next move") {
+    auto pos = parse_fen("4k3/8/8/8/3pP3/8/8/4K3 b - e3 0 1");
+    REQUIRE(pos.ok());
+    auto m = parse_uci(*pos, "e8d8");
+    REQUIRE(m.ok());
+    pos->do_move(*m);
+    CHECK(pos->en_passant().is_none());
+    CHECK(pos->key() == pos->compute_key());
+    pos->undo_move(*m);
+    CHECK(pos->en_passant() == Square(4, 2));
+    CHECK(pos->key() == pos->compute_key());
   }
 }
