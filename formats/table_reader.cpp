@@ -55,6 +55,13 @@ struct TableFile::Impl {
     return std::min<std::uint64_t>(header.block_values, header.info.positions_per_side - first);
   }
 
+  // "block 23, black to move, from index 2816", for messages.
+  [[nodiscard]] std::string block_name(std::uint64_t block) const {
+    const bool black = block >= header.blocks_per_side();
+    return "block " + std::to_string(block) + ", " + (black ? "black" : "white") + " to move, from index " +
+           std::to_string((block % header.blocks_per_side()) * header.block_values);
+  }
+
   Scratch acquire() const {
     {
       std::lock_guard lock(pool_mutex);
@@ -81,7 +88,7 @@ struct TableFile::Impl {
 Status TableFile::Impl::decode_block(std::uint64_t block, Scratch& s) const {
   const BlockRef ref = block_ref(block);
   const auto bytes = file.bytes().subspan(ref.offset, ref.size);
-  const std::string where = "block " + std::to_string(block);
+  const std::string where = block_name(block);
   if (crc32c(bytes) != ref.checksum) return corrupt(name, ref.offset, where.c_str(), "block checksum mismatch");
   if (s.dctx == nullptr) return make_error(ErrorCode::kIo, name + ": zstd: out of memory");
   const std::size_t expected = block_length(block) * header.symbol_width;
@@ -98,7 +105,7 @@ Status TableFile::Impl::decode_block(std::uint64_t block, Scratch& s) const {
 Result<DtmValue> TableFile::Impl::symbol_value(const Scratch& s, std::uint64_t block, std::uint64_t i) const {
   const std::uint32_t code = header.symbol_width == 1 ? std::uint32_t(s.buffer[i]) : load_le<std::uint16_t>(&s.buffer[2 * i]);
   if (code >= symbols.size())
-    return corrupt(name, block_ref(block).offset, ("block " + std::to_string(block)).c_str(),
+    return corrupt(name, block_ref(block).offset, block_name(block).c_str(),
                    "symbol " + std::to_string(code) + " at slot " + std::to_string(i) + " is outside the symbol table");
   return symbols[code];
 }
