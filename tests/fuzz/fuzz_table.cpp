@@ -3,6 +3,8 @@
 // given and with its checksums repaired, so mutations also reach the decoder behind the checks.
 #include <algorithm>
 #include <cstddef>
+#include <cstdio>
+#include <cstdlib>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -17,15 +19,27 @@ namespace {
 using namespace tbkit;
 using namespace tbkit::formats;
 
+// Properties hold in every build type: a broken one aborts, which libFuzzer reports.
+void check(bool property, const char* what) {
+  if (property) return;
+  std::fprintf(stderr, "fuzz_table: property failed: %s\n", what);
+  std::abort();
+}
+
 void exercise(std::span<const std::byte> bytes) {
   auto table = TableFile::open_memory(bytes, "fuzz");
   if (!table.ok()) return;
-  (void)table->verify();
+  const bool verified = table->verify().ok();
   const std::uint64_t n = table->info().positions_per_side;
   for (auto side : {chess::Color::kWhite, chess::Color::kBlack}) {
-    for (std::uint64_t i : {std::uint64_t{0}, n / 2, n - 1, n, n + 1}) (void)table->value(side, i);
-    (void)table->values(side, 0, std::min<std::uint64_t>(n, 4096));
-    (void)table->values(side, n - 1, 2);
+    for (std::uint64_t i : {std::uint64_t{0}, n / 2, n - 1}) check(table->value(side, i).ok() || !verified, "value after verify");
+    for (std::uint64_t i : {n, n + 1}) {
+      auto v = table->value(side, i);
+      check(!v.ok() && v.error().code == ErrorCode::kInvalidArgument, "index out of range rejected");
+    }
+    auto some = table->values(side, 0, std::min<std::uint64_t>(n, 4096));
+    check(some.ok() || !verified, "values after verify");
+    check(!table->values(side, n - 1, 2).ok(), "range past the end rejected");
   }
 }
 
