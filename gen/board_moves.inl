@@ -62,8 +62,8 @@ void for_each_legal_move(const Board& b, F&& f) {
     const Square one(from.index() + forward);
     if (!(occ & one.bb())) {
       pawn_to(one);
-      const Square two(one.index() + forward);
-      if (from.relative_rank(us) == 1 && !(occ & two.bb())) {
+      const Square two = from.relative_rank(us) == 1 ? Square(one.index() + forward) : one;
+      if (two != one && !(occ & two.bb())) {
         const bool capturable = (pawn_attacks(us, one) & b.pieces(them, PieceType::kPawn)) != 0;
         emit(PieceType::kPawn, from, two, PieceType::kNone, capturable ? MoveKind::kDoublePush : MoveKind::kQuiet,
              capturable ? one : Square::none());

@@ -135,7 +135,7 @@ std::uint64_t IndexScheme::encode(const Board& b) const {
   const Square bk = apply_symmetry(t, b.king(Color::kBlack));
   if (!on_diagonal(wk) || !on_diagonal(bk)) return first;
   // Both kings on the diagonal: the diagonal swap keeps them canonical; take the smaller image.
-  return std::min(first, encode_with(b, t | 4));
+  return std::min(first, encode_with(b, t ^ 4));
 }
 
 bool IndexScheme::decode(std::uint64_t index, Color side, Board& out) const {
@@ -168,15 +168,21 @@ bool IndexScheme::decode(std::uint64_t index, Color side, Board& out) const {
   return encode(out) == index;
 }
 
-bool IndexScheme::is_self_symmetric(const Board& b) const {
-  if (pawns_) return false;
-  constexpr Bitboard kDiagonal = 0x8040201008040201ULL;
-  return (b.occupied() & ~kDiagonal) == 0;
-}
-
-int IndexScheme::orbit_size(const Board& b) const {
-  if (pawns_) return 2;
-  return is_self_symmetric(b) ? 4 : 8;
+int IndexScheme::stabilizer_size(const Board& b) const {
+  if (pawns_) return 1;  // a file mirror moves every square, so no board is its own image
+  const Square wk = b.king(Color::kWhite), bk = b.king(Color::kBlack);
+  for (int t : {4, 7}) {  // the two diagonal reflections; only they can fix both kings
+    if (apply_symmetry(t, wk) != wk || apply_symmetry(t, bk) != bk) continue;
+    bool same = true;
+    for (int c = 0; c < 2 && same; ++c)
+      for (int p = 0; p < 6 && same; ++p) {
+        Bitboard image = 0;
+        for (Bitboard bb = b.pieces(Color(c), PieceType(p)); bb;) image |= apply_symmetry(t, pop_lsb(bb)).bb();
+        same = image == b.pieces(Color(c), PieceType(p));
+      }
+    if (same) return 2;
+  }
+  return 1;
 }
 
 }  // namespace tbkit::gen

@@ -32,11 +32,11 @@ class IndexScheme {
   // position (side not to move in check) is not checked here.
   [[nodiscard]] bool decode(std::uint64_t index, chess::Color side, Board& out) const;
 
-  // For a canonical pawnless board: true when a non-identity symmetry maps it onto itself
-  // (all men on the a1-h8 diagonal). Always false with pawns.
-  [[nodiscard]] bool is_self_symmetric(const Board& b) const;
-  // Distinct boards (without symmetry reduction) that this canonical board stands for.
-  [[nodiscard]] int orbit_size(const Board& b) const;
+  // How many of the scheme's symmetries map the board onto itself (1 or 2: a pawnless board can be
+  // its own mirror in the a1-h8 or a8-h1 diagonal, identical pieces trading places). Any orientation.
+  [[nodiscard]] int stabilizer_size(const Board& b) const;
+  // Distinct boards (without symmetry reduction) that this board's index stands for.
+  [[nodiscard]] int orbit_size(const Board& b) const { return (pawns_ ? 2 : 8) / stabilizer_size(b); }
 
  private:
   struct Group {

@@ -85,7 +85,7 @@ class Solver {
   void init_position(int side, std::uint64_t i, std::vector<Deferred>& deferred);
   void propagate(int side, std::uint64_t i, int ply);
   void mark_win(int side, std::uint64_t i, int ply);
-  void count_down(int side, std::uint64_t i, int successor_ply);
+  void count_down(int side, std::uint64_t i, int successor_ply, int weight);
 
   std::shared_ptr<SolvedTable> table_;
   const IndexScheme& scheme_;
@@ -103,7 +103,6 @@ void Solver::init_position(int side, std::uint64_t i, std::vector<Deferred>& def
     state_[side][i] = kIllegal;
     return;
   }
-  const bool symmetric = scheme_.is_self_symmetric(b);
   int in_table = 0;
   bool any_move = false;
   std::optional<DtmValue> conversion;
@@ -114,9 +113,9 @@ void Solver::init_position(int side, std::uint64_t i, std::vector<Deferred>& def
       conversion = conversion ? better_of(*conversion, v) : v;
       return;
     }
-    // A self-symmetric position counts each mirrored pair of moves once (propagate matches this).
-    if (symmetric && mi.to.rank() > mi.to.file()) return;
-    ++in_table;
+    // Weights make the count match the decrements propagate() will deliver: a successor that is its
+    // own mirror image is reached by twice as many un-moves (see docs/tables.md, "Symmetry").
+    in_table += scheme_.stabilizer_size(child);
     if (mi.kind == MoveKind::kDoublePush) {
       // If the en-passant reply wins for the opponent in k plies, this move loses by ply k at the
       // latest, even if the pushed position itself is not yet known: revisit it at ply k.
@@ -158,13 +157,13 @@ void Solver::mark_win(int side, std::uint64_t i, int ply) {
   note_ply(ply);
 }
 
-void Solver::count_down(int side, std::uint64_t i, int successor_ply) {
+void Solver::count_down(int side, std::uint64_t i, int successor_ply, int weight) {
   auto ref = state(side, i);
   const std::uint16_t cur = ref.load(std::memory_order_relaxed);
   if (!can_lose(cur)) return;
-  const std::uint8_t before = count(side, i).fetch_sub(1, std::memory_order_relaxed);
-  assert(before > 0);
-  if (before != 1) return;
+  const std::uint8_t before = count(side, i).fetch_sub(std::uint8_t(weight), std::memory_order_relaxed);
+  assert(before >= weight);
+  if (before != weight) return;
   const int floor = cur == kUnknown ? 0 : cur & ~kFloorBit;
   const int ply = std::max(successor_ply + 1, floor);
   ref.store(resolved(ply), std::memory_order_relaxed);
@@ -175,11 +174,8 @@ void Solver::propagate(int side, std::uint64_t i, int ply) {
   Board b;
   [[maybe_unused]] const bool ok = scheme_.decode(i, Color(side), b);
   assert(ok);
-  const bool symmetric = scheme_.is_self_symmetric(b);
   const int pred_side = 1 - side;
   for_each_unmove(b, [&](const Board& pred, const UnmoveInfo& ui) {
-    // Mirrored predecessors of a self-symmetric position are one position reached by one move.
-    if (symmetric && ui.from.rank() > ui.from.file()) return;
     const std::uint64_t p = scheme_.encode(pred);
     std::optional<DtmValue> ep;
     if (ui.double_push) ep = en_passant_value(b, Square((ui.from.index() + ui.to.index()) / 2));
@@ -193,7 +189,7 @@ void Solver::propagate(int side, std::uint64_t i, int ply) {
       mark_win(pred_side, p, win);
     } else {
       if (ep && ep->is_win() && ep->plies() < ply) return;  // counted at ply ep->plies() already
-      count_down(pred_side, p, ply);
+      count_down(pred_side, p, ply, scheme_.stabilizer_size(pred));
     }
   });
 }
@@ -235,7 +231,7 @@ std::shared_ptr<SolvedTable> Solver::run() {
       assert(d.ply == ply);
       const std::uint16_t succ = state_[1 - d.side][d.succ];
       if (is_resolved(succ) && (succ - 1) % 2 == 1 && succ - 1 <= ply) continue;  // counted by propagate
-      count_down(d.side, d.pred, ply);
+      count_down(d.side, d.pred, ply, 1);
     }
     resolved_total += found.load();
     if (progress_) progress_({"retro", ply, resolved_total, 2 * n});

@@ -21,6 +21,11 @@ Status TableSet::load(const std::filesystem::path& path, const Material& expecte
     if (!values) return values.error();
     table->values[index_of(c)] = std::move(*values);
   }
+  // Files may store anything in unused slots (formats/table_file.h); mark them illegal again.
+  Board b;
+  for (int s = 0; s < 2; ++s)
+    for (std::uint64_t i = 0; i < info.positions_per_side; ++i)
+      if (!table->scheme.decode(i, Color(s), b) || !is_legal(b)) table->values[s][i] = DtmValue::illegal();
   add(std::move(table));
   return {};
 }
