@@ -165,12 +165,17 @@ bool IndexScheme::decode(std::uint64_t index, Color side, Board& out) const {
     men |= placed;
     if (is_pawn) pawns |= placed;
   }
+  // Only with both kings on the diagonal can a decoded board be the non-canonical image.
+  if (pawns_ || !on_diagonal(Square(pair[0])) || !on_diagonal(Square(pair[1]))) return true;
   return encode(out) == index;
 }
 
 int IndexScheme::stabilizer_size(const Board& b) const {
   if (pawns_) return 1;  // a file mirror moves every square, so no board is its own image
   const Square wk = b.king(Color::kWhite), bk = b.king(Color::kBlack);
+  const bool main_diagonal = on_diagonal(wk) && on_diagonal(bk);
+  const bool anti_diagonal = wk.file() + wk.rank() == 7 && bk.file() + bk.rank() == 7;
+  if (!main_diagonal && !anti_diagonal) return 1;
   for (int t : {4, 7}) {  // the two diagonal reflections; only they can fix both kings
     if (apply_symmetry(t, wk) != wk || apply_symmetry(t, bk) != bk) continue;
     bool same = true;

@@ -26,7 +26,7 @@ constexpr std::uint16_t kUnknown = 0;
 constexpr std::uint16_t kFloorBit = 0x8000;
 constexpr std::uint16_t kNoLoss = 0xFFFE;
 constexpr std::uint16_t kIllegal = 0xFFFF;
-constexpr std::uint64_t kChunk = 1 << 14;
+constexpr std::uint64_t kChunk = 1 << 12;
 
 constexpr bool is_resolved(std::uint16_t s) { return s >= 1 && s < kFloorBit; }
 constexpr bool can_lose(std::uint16_t s) { return s == kUnknown || (s & kFloorBit && s < kNoLoss); }
@@ -68,6 +68,13 @@ class Solver {
 
   std::atomic_ref<std::uint16_t> state(int side, std::uint64_t i) { return std::atomic_ref(state_[side][i]); }
   std::atomic_ref<std::uint8_t> count(int side, std::uint64_t i) { return std::atomic_ref(count_[side][i]); }
+  // Chunks remember which plies (mod 64) were set in them, so a ply's scan skips the others.
+  void note_chunk(int side, std::uint64_t i, int ply) {
+    std::atomic_ref(chunk_plies_[side][i / kChunk]).fetch_or(std::uint64_t{1} << (ply & 63), std::memory_order_relaxed);
+  }
+  [[nodiscard]] bool chunk_may_hold(int side, std::uint64_t first, int ply) const {
+    return (chunk_plies_[side][first / kChunk] >> (ply & 63)) & 1;
+  }
   void note_ply(int ply) {
     int cur = max_ply_.load(std::memory_order_relaxed);
     while (ply > cur && !max_ply_.compare_exchange_weak(cur, ply, std::memory_order_relaxed)) {}
@@ -94,6 +101,7 @@ class Solver {
   const ProgressFn& progress_;
   std::array<std::vector<std::uint16_t>, 2> state_;
   std::array<std::vector<std::uint8_t>, 2> count_;
+  std::array<std::vector<std::uint64_t>, 2> chunk_plies_;
   std::atomic<int> max_ply_{0};
 };
 
@@ -139,7 +147,10 @@ void Solver::init_position(int side, std::uint64_t i, std::vector<Deferred>& def
       s = std::uint16_t(kFloorBit | conversion->plies());
     }
   }
-  if (is_resolved(s)) note_ply(s - 1);
+  if (is_resolved(s)) {
+    note_ply(s - 1);
+    note_chunk(side, i, s - 1);
+  }
   state_[side][i] = s;
 }
 
@@ -155,6 +166,7 @@ void Solver::mark_win(int side, std::uint64_t i, int ply) {
     if (ref.compare_exchange_weak(cur, resolved(ply), std::memory_order_relaxed)) break;
   }
   note_ply(ply);
+  note_chunk(side, i, ply);
 }
 
 void Solver::count_down(int side, std::uint64_t i, int successor_ply, int weight) {
@@ -168,6 +180,7 @@ void Solver::count_down(int side, std::uint64_t i, int successor_ply, int weight
   const int ply = std::max(successor_ply + 1, floor);
   ref.store(resolved(ply), std::memory_order_relaxed);
   note_ply(ply);
+  note_chunk(side, i, ply);
 }
 
 void Solver::propagate(int side, std::uint64_t i, int ply) {
@@ -199,6 +212,7 @@ std::shared_ptr<SolvedTable> Solver::run() {
   for (int s = 0; s < 2; ++s) {
     state_[s].assign(n, kUnknown);
     count_[s].assign(n, 0);
+    chunk_plies_[s].assign((n + kChunk - 1) / kChunk, 0);
   }
   const std::uint64_t per_side = (n + kChunk - 1) / kChunk;
   std::vector<std::vector<Deferred>> chunk_deferred(2 * per_side);
@@ -219,6 +233,7 @@ std::shared_ptr<SolvedTable> Solver::run() {
     const std::uint16_t target = resolved(ply);
     for_each_chunk([&](int side, std::uint64_t first, std::uint64_t last, std::uint64_t) {
       std::uint64_t local = 0;
+      if (!chunk_may_hold(side, first, ply)) return;
       for (std::uint64_t i = first; i < last; ++i) {
         if (state(side, i).load(std::memory_order_relaxed) != target) continue;
         ++local;
