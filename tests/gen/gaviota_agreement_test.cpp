@@ -42,13 +42,13 @@ TEST_CASE("All 3-piece tables agree with Gaviota on every legal position", "[gen
               if (flip) b = color_flipped(b);
               if (!is_legal(b)) continue;
               auto pos = board_to_position(b);
-              REQUIRE(pos.ok());
-              auto expected = oracle->probe(*pos);
-              REQUIRE(expected.ok());
+              auto expected = pos ? oracle->probe(*pos) : Result<testing::OracleValue>(pos.error());
               const DtmValue got = set.probe(b);
               ++checked;
-              if (got != expected->dtm()) {
-                if (++mismatches <= 5) FAIL_CHECK(board_to_fen(b) << ": ours " << got.raw() << ", Gaviota " << expected->dtm().raw());
+              if (!expected || got != expected->dtm()) {
+                if (++mismatches <= 5)
+                  FAIL_CHECK(board_to_fen(b) << ": ours " << got.raw() << ", Gaviota "
+                                             << (expected ? std::to_string(expected->dtm().raw()) : expected.error().message));
               }
             }
         }
