@@ -21,7 +21,7 @@ TEST_CASE("CRC-32C check value", "[formats][crc]") {
 }
 
 TEST_CASE("A TableFile and its copies answer concurrently", "[formats][table][threads]") {
-  const auto& t = golden::golden_tables().front();
+  const auto t = golden::golden_tables().front();
   const std::vector<DtmValue> expected[2] = {golden::golden_values(t, 0), golden::golden_values(t, 1)};
   auto bytes = encode_table(t.info, expected[0], expected[1], t.options);
   REQUIRE(bytes.ok());
