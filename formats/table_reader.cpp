@@ -74,6 +74,7 @@ struct TableFile::Impl {
     return Scratch{ZSTD_createDCtx(), {}};
   }
   void release(Scratch s) const {
+    if (s.dctx == nullptr) return;  // allocation failed; try again next time
     std::lock_guard lock(pool_mutex);
     pool.push_back(std::move(s));
   }
