@@ -40,7 +40,7 @@ std::vector<Variant> all_variants() {
   auto fill_off = base;
   fill_off.fill_illegal = false;
   v.push_back({"codes8-frequency-nofill", fill_off});
-  for (std::uint32_t kb : {8U, 16U, 32U, 128U}) {
+  for (std::uint32_t kb : {8U, 16U, 32U, 128U, 1024U}) {
     auto b = base;
     b.block_bytes = kb * 1024;
     v.push_back({"block" + std::to_string(kb) + "k", b});
