@@ -1,0 +1,135 @@
+// tbkit gen: generates DTM tables (and the tables they convert into) into a directory.
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <thread>
+
+#include "cli/common.h"
+#include "cli/version.h"
+#include "gen/run.h"
+
+namespace tbkit::cli {
+namespace {
+
+struct GenCliOptions {
+  std::vector<std::string> materials;
+  int all = 0;
+  std::string dir = ".";
+  int threads = 0;
+  std::string mem;
+  bool quiet = false;
+};
+
+// "512M", "24G", "1048576" -> bytes; 0 on error.
+std::uint64_t parse_bytes(const std::string& text) {
+  if (text.empty()) return 0;
+  std::size_t used = 0;
+  double v = 0;
+  try {
+    v = std::stod(text, &used);
+  } catch (...) {
+    return 0;
+  }
+  std::string unit = text.substr(used);
+  double scale = 1;
+  if (unit == "K" || unit == "KiB" || unit == "k") scale = 1024.0;
+  else if (unit == "M" || unit == "MiB") scale = 1024.0 * 1024;
+  else if (unit == "G" || unit == "GiB") scale = 1024.0 * 1024 * 1024;
+  else if (!unit.empty()) return 0;
+  return v > 0 ? std::uint64_t(v * scale) : 0;
+}
+
+std::int64_t created_timestamp() {
+  const char* env = std::getenv("SOURCE_DATE_EPOCH");
+  if (!env || !*env) return 0;
+  char* end = nullptr;
+  const long long v = std::strtoll(env, &end, 10);
+  return end && *end == '\0' && v >= 0 ? std::int64_t(v) : 0;
+}
+
+int run_gen(const GenCliOptions& o) {
+  std::vector<gen::Material> wanted;
+  if (o.all > 0) {
+    if (o.all < 3 || o.all > 6) return report(make_error(ErrorCode::kInvalidArgument, "gen: --all N needs N in 3..6"));
+    wanted = gen::all_materials(o.all);
+  }
+  for (const auto& name : o.materials) {
+    auto m = gen::Material::parse(name);
+    if (!m) return report(m.error());
+    if (m->is_bare_kings()) return report(make_error(ErrorCode::kInvalidArgument, "gen: KvK is a draw and has no table"));
+    wanted.push_back(m->normalized());
+  }
+  if (wanted.empty()) return report(make_error(ErrorCode::kInvalidArgument, "gen: name a material (e.g. KQvKR) or --all N"));
+  gen::GenOptions opts;
+  opts.dir = o.dir;
+  opts.generator = std::string("tbkit ") + kVersion;
+  opts.created = created_timestamp();
+  if (!o.mem.empty()) {
+    opts.memory_limit = parse_bytes(o.mem);
+    if (opts.memory_limit == 0) return report(make_error(ErrorCode::kInvalidArgument, "gen: --mem '" + o.mem + "' is not a size (e.g. 8G, 512M)"));
+  }
+  const int threads = o.threads > 0 ? o.threads : int(std::max(1U, std::thread::hardware_concurrency()));
+  tbb::task_arena arena(threads);
+  const bool show_progress = !o.quiet && isatty(STDERR_FILENO);
+  auto started = std::chrono::steady_clock::now();
+  auto last = started;
+  auto progress = [&](const gen::Material& m, const gen::SolveProgress& p) {
+    if (!show_progress) return;
+    const auto now = std::chrono::steady_clock::now();
+    if (p.phase == "init") started = now;
+    if (now - last < std::chrono::milliseconds(200) && p.phase == "retro") return;
+    last = now;
+    const double secs = std::chrono::duration<double>(now - started).count();
+    const double frac = p.total ? double(p.done) / double(p.total) : 0;
+    // Resolution slows near the end; the ETA is a rough linear projection of resolved positions.
+    const double eta = frac > 0.05 ? secs / frac - secs : 0;
+    std::fprintf(stderr, "\r\033[K%s: %s ply %d, %llu of %llu resolved, %.0f s, ETA %.0f s", m.name().c_str(),
+                 std::string(p.phase).c_str(), p.ply, static_cast<unsigned long long>(p.done),
+                 static_cast<unsigned long long>(p.total), secs, eta);
+  };
+  auto summary = [&](const gen::TableSummary& s) {
+    if (show_progress) std::fprintf(stderr, "\r\033[K");
+    if (o.quiet) return;
+    if (s.skipped) {
+      std::fprintf(stderr, "%s: present and valid, skipped\n", s.material.name().c_str());
+      return;
+    }
+    std::fprintf(stderr, "%s: %llu positions, W/D/L %llu/%llu/%llu, longest mate %d plies, %.2f s, peak %.0f MiB\n",
+                 s.material.name().c_str(), static_cast<unsigned long long>(s.positions),
+                 static_cast<unsigned long long>(s.wins), static_cast<unsigned long long>(s.draws),
+                 static_cast<unsigned long long>(s.losses), s.longest_plies, s.seconds, double(s.peak_rss) / (1 << 20));
+  };
+  Status st = gen::generate_tables(wanted, opts, arena, progress, summary);
+  if (!st) return report(st.error());
+  return kExitOk;
+}
+
+}  // namespace
+
+void add_gen_command(CLI::App& app, int& exit_code) {
+  auto opts = std::make_shared<GenCliOptions>();
+  auto* cmd = app.add_subcommand("gen", "Generate DTM endgame tables by retrograde analysis");
+  cmd->add_option("materials", opts->materials, "Materials such as KQvKR, KBNvK, KRPvKR (KQKR also accepted)");
+  cmd->add_option("--all", opts->all, "Generate every table with up to N men (3..6)");
+  cmd->add_option("-d,--dir", opts->dir, "Directory for the table files (default: current)");
+  cmd->add_option("-t,--threads", opts->threads, "Worker threads (default: all cores)")->check(CLI::Range(1, 1024));
+  cmd->add_option("--mem", opts->mem, "Memory cap, e.g. 8G; refuse up front if a table needs more");
+  cmd->add_flag("-q,--quiet", opts->quiet, "No progress or summary lines");
+  cmd->footer(
+      "Tables the named ones convert into (captures, promotions) are generated first; tables already\n"
+      "present and valid are skipped, so an interrupted run can simply be restarted. Files are named\n"
+      "MATERIAL.dtm (e.g. KQvKR.dtm) and written atomically. The header timestamp is SOURCE_DATE_EPOCH\n"
+      "if set, else 0, so runs give bit-identical files.\n"
+      "Examples:\n"
+      "  tbkit gen KQvKR -d tables\n"
+      "  tbkit gen --all 4 -d tables -t 2\n"
+      "  tbkit gen KRPvKR -d tables --mem 8G -q\n"
+      "Exit codes: 0 ok, 2 bad material or option, 3 I/O error, 4 a present dependency is corrupt,\n"
+      "5 over the --mem limit.");
+  cmd->callback([opts, &exit_code] { exit_code = run_gen(*opts); });
+}
+
+}  // namespace tbkit::cli

@@ -1,0 +1,102 @@
+// Table files: one material's DTM values for both sides to move, in independently zstd-compressed
+// blocks with checksums (layout: docs/formats/table.md).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "chess/result.h"
+#include "chess/types.h"
+#include "formats/dtm_value.h"
+
+namespace tbkit::formats {
+
+// Descriptive header fields. material is at most 15 characters of "KQRBNPv" (e.g. "KBNvKN");
+// generator at most 31 printable ASCII characters; created is Unix seconds chosen by the caller
+// (0 = unknown), so identical input gives a bit-identical file.
+struct TableInfo {
+  std::string material;
+  std::uint32_t index_scheme = 0;
+  std::uint64_t positions_per_side = 0;
+  std::string generator;
+  std::int64_t created = 0;
+};
+
+// How symbols (the per-table codes standing for DtmValues) are numbered.
+enum class SymbolOrder : std::uint8_t {
+  kFrequency,  // most frequent value gets code 0 (default)
+  kValue,      // codes in ascending raw-value order (for measurements)
+};
+
+// Writer knobs; the defaults are the measured choice (docs/formats/table.md, "Measurements").
+struct TableWriteOptions {
+  std::uint32_t block_bytes = 65536;   // uncompressed bytes per block, 256..1 MiB
+  int compression_level = 19;          // zstd level, 1..22
+  std::uint32_t dictionary_bytes = 0;  // 0 = no dictionary, else the trained dictionary's capacity
+  SymbolOrder symbol_order = SymbolOrder::kFrequency;
+  bool fill_illegal = true;            // store illegal slots as the previous value's symbol
+  bool wide_symbols = false;           // force 16-bit symbols (for measurements)
+};
+
+// Writes a table file: both spans hold info.positions_per_side values (DtmValue::illegal() for
+// unused slots). Writes path + ".tmp", fsyncs and renames it into place; on failure the tmp file is
+// removed. Errors: kInvalidArgument (sizes, info fields, options), kIo (naming the file).
+// Output is a function of the arguments only.
+[[nodiscard]] Status write_table_file(const std::filesystem::path& path, const TableInfo& info,
+                                      std::span<const DtmValue> white_to_move,
+                                      std::span<const DtmValue> black_to_move,
+                                      const TableWriteOptions& options = {});
+
+// Same, into memory (the bytes the file would hold).
+[[nodiscard]] Result<std::vector<std::byte>> encode_table(const TableInfo& info,
+                                                          std::span<const DtmValue> white_to_move,
+                                                          std::span<const DtmValue> black_to_move,
+                                                          const TableWriteOptions& options = {});
+
+// A validated, read-only table file (mmapped). Copies share the mapping. All const methods are
+// thread-safe: the only mutable state is a mutex-guarded pool of decompression contexts.
+class TableFile {
+ public:
+  // Maps the file and validates the header, symbol table, dictionary and block index (not the
+  // block contents: see verify()). Errors name the file, byte offset and field: kIo (cannot
+  // open/map), kCorrupt (magic, truncation, checksum, field values), kVersion (format version).
+  [[nodiscard]] static Result<TableFile> open(const std::filesystem::path& path);
+  // Same for a file image in memory (copied); `name` stands for the file name in messages.
+  [[nodiscard]] static Result<TableFile> open_memory(std::span<const std::byte> bytes, std::string name);
+
+  [[nodiscard]] const TableInfo& info() const;
+  [[nodiscard]] const std::string& name() const;
+
+  // The value of position `index` with `side_to_move` to move. Decompresses one block after
+  // checking its checksum. Errors: kInvalidArgument (index out of range), kCorrupt (block checksum,
+  // decompression, size or symbol out of range; message names file, offset and block).
+  // For an index the generator marked illegal the result is unspecified (any value).
+  [[nodiscard]] Result<DtmValue> value(chess::Color side_to_move, std::uint64_t index) const;
+
+  // Values [first, first + count) for one side, decompressing each block once. Errors as value().
+  [[nodiscard]] Result<std::vector<DtmValue>> values(chess::Color side_to_move, std::uint64_t first,
+                                                     std::uint64_t count) const;
+
+  // Checks every block: checksum, decompression, exact size, symbols in range. Errors: kCorrupt.
+  [[nodiscard]] Status verify() const;
+
+  // Layout facts for statistics and tooling.
+  [[nodiscard]] std::uint64_t file_size() const;
+  [[nodiscard]] std::uint64_t block_count() const;  // both sides
+  [[nodiscard]] std::uint32_t values_per_block() const;
+  [[nodiscard]] std::uint32_t symbol_count() const;
+  [[nodiscard]] std::uint32_t dictionary_size() const;
+
+  struct Impl;
+
+ private:
+  explicit TableFile(std::shared_ptr<const Impl> impl) : impl_(std::move(impl)) {}
+  std::shared_ptr<const Impl> impl_;
+};
+
+}  // namespace tbkit::formats

@@ -1,0 +1,85 @@
+// The table file's fixed header: field offsets, encoding and validation (docs/formats/table.md).
+// Shared by the writer and the reader; not part of the public API.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+
+#include "chess/result.h"
+#include "formats/table_file.h"
+
+namespace tbkit::formats::layout {
+
+inline constexpr std::array<std::byte, 8> kMagic = {std::byte{'T'}, std::byte{'B'}, std::byte{'K'}, std::byte{'D'},
+                                                    std::byte{'T'}, std::byte{'M'}, std::byte{0x0D}, std::byte{0x0A}};
+inline constexpr std::uint32_t kVersion = 1;
+inline constexpr std::uint32_t kHeaderSize = 128;
+inline constexpr std::uint32_t kValueEncodingDtm16 = 1;  // DtmValue raw values, moves to mate
+inline constexpr std::uint8_t kChecksumCrc32c = 1;
+inline constexpr std::size_t kIndexEntrySize = 16;  // u64 offset, u32 compressed size, u32 CRC-32C
+inline constexpr std::size_t kMaterialField = 16;
+inline constexpr std::size_t kGeneratorField = 32;
+inline constexpr std::uint32_t kMaxBlockBytes = 1U << 20;
+inline constexpr std::uint32_t kMinBlockBytes = 256;
+inline constexpr std::uint32_t kMaxDictionaryBytes = 4U << 20;
+inline constexpr std::uint64_t kMaxPositionsPerSide = std::uint64_t{1} << 40;
+
+// Field offsets in the fixed header.
+inline constexpr std::size_t kOffMagic = 0;
+inline constexpr std::size_t kOffVersion = 8;
+inline constexpr std::size_t kOffHeaderSize = 12;
+inline constexpr std::size_t kOffMaterial = 16;
+inline constexpr std::size_t kOffGenerator = 32;
+inline constexpr std::size_t kOffCreated = 64;
+inline constexpr std::size_t kOffPositions = 72;
+inline constexpr std::size_t kOffFileSize = 80;
+inline constexpr std::size_t kOffIndexScheme = 88;
+inline constexpr std::size_t kOffValueEncoding = 92;
+inline constexpr std::size_t kOffBlockValues = 96;
+inline constexpr std::size_t kOffSymbolCount = 100;
+inline constexpr std::size_t kOffSymbolWidth = 104;
+inline constexpr std::size_t kOffChecksumType = 105;
+inline constexpr std::size_t kOffReserved = 106;
+inline constexpr std::size_t kOffDictionarySize = 108;
+inline constexpr std::size_t kOffBlockCount = 112;
+inline constexpr std::size_t kOffMetadataChecksum = 120;
+inline constexpr std::size_t kOffHeaderChecksum = 124;
+
+struct Header {
+  TableInfo info;
+  std::uint64_t file_size = 0;
+  std::uint32_t block_values = 0;   // values per block (the last block of a side may hold fewer)
+  std::uint32_t symbol_count = 0;
+  std::uint8_t symbol_width = 1;    // bytes per symbol: 1 or 2
+  std::uint32_t dictionary_size = 0;
+  std::uint64_t block_count = 0;    // both sides
+  std::uint32_t metadata_checksum = 0;
+
+  [[nodiscard]] std::uint64_t blocks_per_side() const {
+    return (info.positions_per_side + block_values - 1) / block_values;
+  }
+  [[nodiscard]] std::uint64_t symbol_table_offset() const { return kHeaderSize; }
+  [[nodiscard]] std::uint64_t dictionary_offset() const { return kHeaderSize + 2ULL * symbol_count; }
+  [[nodiscard]] std::uint64_t index_offset() const { return dictionary_offset() + dictionary_size; }
+  [[nodiscard]] std::uint64_t data_offset() const { return index_offset() + kIndexEntrySize * block_count; }
+};
+
+// Checks material and generator strings; the message names the field.
+[[nodiscard]] Status check_info(const TableInfo& info);
+
+// The 128 header bytes, header checksum included.
+[[nodiscard]] std::array<std::byte, kHeaderSize> encode_header(const Header& h);
+
+// Validates the fixed header of a file image of `actual_size` bytes (bytes holds at least the
+// first min(actual_size, kHeaderSize) bytes): magic, version, header checksum, every field, and the
+// declared file size against the actual one. Errors (kCorrupt, kVersion) name `name`, offset, field.
+[[nodiscard]] Result<Header> decode_header(std::span<const std::byte> bytes, std::uint64_t actual_size,
+                                           const std::string& name);
+
+// "<name>: offset <offset> (<field>): <problem>"
+[[nodiscard]] Error corrupt(const std::string& name, std::uint64_t offset, const char* field, const std::string& problem);
+
+}  // namespace tbkit::formats::layout

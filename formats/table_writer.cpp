@@ -1,0 +1,198 @@
+// Table file writer: symbol remapping, don't-care filling, optional dictionary, zstd blocks.
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <zdict.h>
+#include <zstd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <memory>
+#include <numeric>
+
+#include "formats/byte_order.h"
+#include "formats/crc32c.h"
+#include "formats/table_file.h"
+#include "formats/table_layout.h"
+
+namespace tbkit::formats {
+namespace {
+
+using layout::Header;
+
+struct CCtxDeleter { void operator()(ZSTD_CCtx* c) const { ZSTD_freeCCtx(c); } };
+struct CDictDeleter { void operator()(ZSTD_CDict* d) const { ZSTD_freeCDict(d); } };
+
+// The per-table symbol table: code -> raw value, and raw value -> code.
+struct Symbols {
+  std::vector<std::uint16_t> values;
+  std::vector<std::uint16_t> code_of = std::vector<std::uint16_t>(65536, 0);
+};
+
+Symbols build_symbols(std::span<const DtmValue> w, std::span<const DtmValue> b, const TableWriteOptions& opt) {
+  std::vector<std::uint64_t> counts(65536, 0);
+  for (auto side : {w, b})
+    for (DtmValue v : side) ++counts[v.raw()];
+  // With filling, illegal slots take a neighbour's symbol and need no code of their own.
+  if (opt.fill_illegal) counts[0xFFFF] = 0;
+  Symbols s;
+  for (std::uint32_t raw = 0; raw < 65536; ++raw)
+    if (counts[raw] != 0) s.values.push_back(std::uint16_t(raw));
+  if (s.values.empty()) s.values.push_back(0xFFFF);  // an all-illegal table
+  if (opt.symbol_order == SymbolOrder::kFrequency)
+    std::stable_sort(s.values.begin(), s.values.end(),
+                     [&](std::uint16_t x, std::uint16_t y) { return counts[x] > counts[y]; });
+  for (std::size_t code = 0; code < s.values.size(); ++code) s.code_of[s.values[code]] = std::uint16_t(code);
+  return s;
+}
+
+// Codes one block of a side into `out` (width bytes per value). `previous` carries the last
+// legal value's code from block to block for filling.
+void code_block(std::span<const DtmValue> values, const Symbols& s, int width, bool fill,
+                std::uint16_t& previous, std::vector<std::byte>& out) {
+  out.resize(values.size() * std::size_t(width));
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    std::uint16_t code = previous;
+    if (!(fill && values[i].is_illegal())) code = previous = s.code_of[values[i].raw()];
+    if (width == 1) out[i] = std::byte(code);
+    else store_le<std::uint16_t>(&out[2 * i], code);
+  }
+}
+
+Status check_options(const TableWriteOptions& o) {
+  if (o.block_bytes < layout::kMinBlockBytes || o.block_bytes > layout::kMaxBlockBytes)
+    return make_error(ErrorCode::kInvalidArgument, "table options: block_bytes must be 256..1048576");
+  if (o.compression_level < 1 || o.compression_level > ZSTD_maxCLevel())
+    return make_error(ErrorCode::kInvalidArgument, "table options: compression_level out of range");
+  if (o.dictionary_bytes > layout::kMaxDictionaryBytes)
+    return make_error(ErrorCode::kInvalidArgument, "table options: dictionary_bytes over 4 MiB");
+  return {};
+}
+
+// Trains a dictionary on up to 256 blocks spread over the table; empty when training fails
+// (e.g. too little data), in which case the file simply has none.
+std::vector<std::byte> train_dictionary(std::span<const DtmValue> w, std::span<const DtmValue> b, const Symbols& s,
+                                        const Header& h, const TableWriteOptions& opt) {
+  const std::uint64_t per_side = h.blocks_per_side();
+  const std::uint64_t total = 2 * per_side;
+  const std::uint64_t samples = std::min<std::uint64_t>(total, 256);
+  std::vector<std::byte> joined, block;
+  std::vector<std::size_t> sizes;
+  for (std::uint64_t k = 0; k < samples; ++k) {
+    const std::uint64_t blk = k * total / samples;
+    auto side = blk < per_side ? w : b;
+    const std::uint64_t first = (blk % per_side) * h.block_values;
+    const auto count = std::min<std::uint64_t>(h.block_values, side.size() - first);
+    std::uint16_t previous = 0;
+    code_block(side.subspan(first, count), s, h.symbol_width, opt.fill_illegal, previous, block);
+    joined.insert(joined.end(), block.begin(), block.end());
+    sizes.push_back(block.size());
+  }
+  std::vector<std::byte> dict(opt.dictionary_bytes);
+  const std::size_t n = ZDICT_trainFromBuffer(dict.data(), dict.size(), joined.data(), sizes.data(), unsigned(sizes.size()));
+  if (ZDICT_isError(n)) return {};
+  dict.resize(n);
+  return dict;
+}
+
+Status write_all(int fd, std::span<const std::byte> bytes, const std::string& name) {
+  while (!bytes.empty()) {
+    const ssize_t n = ::write(fd, bytes.data(), bytes.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return make_error(ErrorCode::kIo, name + ": write failed: " + std::strerror(errno));
+    bytes = bytes.subspan(std::size_t(n));
+  }
+  return {};
+}
+
+}  // namespace
+
+Result<std::vector<std::byte>> encode_table(const TableInfo& info, std::span<const DtmValue> white_to_move,
+                                            std::span<const DtmValue> black_to_move, const TableWriteOptions& options) {
+  if (auto st = layout::check_info(info); !st) return st.error();
+  if (auto st = check_options(options); !st) return st.error();
+  if (white_to_move.size() != info.positions_per_side || black_to_move.size() != info.positions_per_side)
+    return make_error(ErrorCode::kInvalidArgument, "table values: each side needs positions_per_side values");
+
+  const Symbols symbols = build_symbols(white_to_move, black_to_move, options);
+  Header h;
+  h.info = info;
+  h.symbol_count = std::uint32_t(symbols.values.size());
+  h.symbol_width = (h.symbol_count <= 256 && !options.wide_symbols) ? 1 : 2;
+  h.block_values = options.block_bytes / h.symbol_width;
+  h.block_count = 2 * h.blocks_per_side();
+
+  std::vector<std::byte> dict;
+  if (options.dictionary_bytes > 0) dict = train_dictionary(white_to_move, black_to_move, symbols, h, options);
+  h.dictionary_size = std::uint32_t(dict.size());
+
+  std::unique_ptr<ZSTD_CCtx, CCtxDeleter> cctx(ZSTD_createCCtx());
+  std::unique_ptr<ZSTD_CDict, CDictDeleter> cdict;
+  if (!cctx) return make_error(ErrorCode::kIo, "zstd: out of memory");
+  ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_compressionLevel, options.compression_level);
+  ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_dictIDFlag, 0);
+  ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_checksumFlag, 0);
+  if (!dict.empty()) {
+    cdict.reset(ZSTD_createCDict(dict.data(), dict.size(), options.compression_level));
+    if (!cdict) return make_error(ErrorCode::kIo, "zstd: cannot create the dictionary");
+    ZSTD_CCtx_refCDict(cctx.get(), cdict.get());
+  }
+
+  // Compressed blocks, white to move first, each side in index order.
+  std::vector<std::byte> data, block, compressed(ZSTD_compressBound(options.block_bytes));
+  std::vector<std::byte> index(layout::kIndexEntrySize * h.block_count);
+  std::uint64_t block_number = 0;
+  std::uint64_t offset = h.data_offset();
+  for (auto side : {white_to_move, black_to_move}) {
+    std::uint16_t previous = 0;
+    for (std::uint64_t first = 0; first < side.size(); first += h.block_values, ++block_number) {
+      const auto count = std::min<std::uint64_t>(h.block_values, side.size() - first);
+      code_block(side.subspan(first, count), symbols, h.symbol_width, options.fill_illegal, previous, block);
+      const std::size_t n = ZSTD_compress2(cctx.get(), compressed.data(), compressed.size(), block.data(), block.size());
+      if (ZSTD_isError(n)) return make_error(ErrorCode::kIo, std::string("zstd: ") + ZSTD_getErrorName(n));
+      const auto bytes = std::span(compressed).first(n);
+      std::byte* entry = &index[layout::kIndexEntrySize * block_number];
+      store_le<std::uint64_t>(entry, offset);
+      store_le<std::uint32_t>(entry + 8, std::uint32_t(n));
+      store_le<std::uint32_t>(entry + 12, crc32c(bytes));
+      data.insert(data.end(), bytes.begin(), bytes.end());
+      offset += n;
+    }
+  }
+
+  std::vector<std::byte> metadata(2 * symbols.values.size());
+  for (std::size_t i = 0; i < symbols.values.size(); ++i) store_le<std::uint16_t>(&metadata[2 * i], symbols.values[i]);
+  metadata.insert(metadata.end(), dict.begin(), dict.end());
+  metadata.insert(metadata.end(), index.begin(), index.end());
+  h.metadata_checksum = crc32c(metadata);
+  h.file_size = offset;
+
+  const auto header = layout::encode_header(h);
+  std::vector<std::byte> out;
+  out.reserve(h.file_size);
+  out.insert(out.end(), header.begin(), header.end());
+  out.insert(out.end(), metadata.begin(), metadata.end());
+  out.insert(out.end(), data.begin(), data.end());
+  return out;
+}
+
+Status write_table_file(const std::filesystem::path& path, const TableInfo& info,
+                        std::span<const DtmValue> white_to_move, std::span<const DtmValue> black_to_move,
+                        const TableWriteOptions& options) {
+  auto bytes = encode_table(info, white_to_move, black_to_move, options);
+  if (!bytes) return bytes.error();
+  const std::filesystem::path tmp = path.string() + ".tmp";
+  const std::string name = tmp.string();
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return make_error(ErrorCode::kIo, name + ": cannot create: " + std::strerror(errno));
+  Status st = write_all(fd, *bytes, name);
+  if (st && ::fsync(fd) != 0) st = make_error(ErrorCode::kIo, name + ": fsync failed: " + std::strerror(errno));
+  if (::close(fd) != 0 && st) st = make_error(ErrorCode::kIo, name + ": close failed: " + std::strerror(errno));
+  if (st && ::rename(tmp.c_str(), path.c_str()) != 0)
+    st = make_error(ErrorCode::kIo, path.string() + ": cannot rename the tmp file into place: " + std::strerror(errno));
+  if (!st) ::unlink(tmp.c_str());
+  return st;
+}
+
+}  // namespace tbkit::formats

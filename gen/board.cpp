@@ -1,0 +1,63 @@
+#include "gen/board.h"
+
+#include "chess/fen.h"
+
+namespace tbkit::gen {
+
+using namespace chess;
+
+PieceType Board::type_on(Square s) const {
+  for (int t = 0; t < 6; ++t)
+    if (by_type[t] & s.bb()) return PieceType(t);
+  return PieceType::kNone;
+}
+
+Material Board::material() const {
+  Material m;
+  for (Color c : {Color::kWhite, Color::kBlack})
+    for (int t = 0; t < 5; ++t) m.set_count(c, PieceType(t), popcount(pieces(c, PieceType(t))));
+  return m;
+}
+
+bool is_attacked(const Board& b, Square s, Color by, Bitboard occ) {
+  const Bitboard them = b.by_color[index_of(by)];
+  if (pawn_attacks(~by, s) & them & b.by_type[index_of(PieceType::kPawn)]) return true;
+  if (knight_attacks(s) & them & b.by_type[index_of(PieceType::kKnight)]) return true;
+  if (king_attacks(s) & them & b.by_type[index_of(PieceType::kKing)]) return true;
+  const Bitboard queens = b.by_type[index_of(PieceType::kQueen)];
+  if (rook_attacks(s, occ) & them & (b.by_type[index_of(PieceType::kRook)] | queens)) return true;
+  return (bishop_attacks(s, occ) & them & (b.by_type[index_of(PieceType::kBishop)] | queens)) != 0;
+}
+
+bool is_legal(const Board& b) { return !is_attacked(b, b.king(~b.side), b.side, b.occupied()); }
+
+bool in_check(const Board& b) { return is_attacked(b, b.king(b.side), ~b.side, b.occupied()); }
+
+Board board_from_position(const Position& pos) {
+  Board b;
+  for (int c = 0; c < 2; ++c)
+    for (int t = 0; t < 6; ++t) {
+      b.by_color[c] |= pos.pieces(Color(c), PieceType(t));
+      b.by_type[t] |= pos.pieces(Color(c), PieceType(t));
+    }
+  b.side = pos.side_to_move();
+  return b;
+}
+
+Result<Position> board_to_position(const Board& b, Square en_passant) {
+  PositionSetup s;
+  s.board.fill(Piece::none());
+  for (int c = 0; c < 2; ++c)
+    for (int t = 0; t < 6; ++t)
+      for (Bitboard bb = b.pieces(Color(c), PieceType(t)); bb;) s.board[pop_lsb(bb).index()] = Piece(Color(c), PieceType(t));
+  s.side = b.side;
+  s.en_passant = en_passant;
+  return Position::from_setup(s);
+}
+
+std::string board_to_fen(const Board& b) {
+  auto pos = board_to_position(b);
+  return pos ? to_fen(*pos) : std::string("(illegal)");
+}
+
+}  // namespace tbkit::gen

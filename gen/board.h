@@ -1,0 +1,83 @@
+// Board: the generator's light position (bitboards and side to move; no castling, no history).
+// Move and un-move enumeration for tablebase positions. All functions are pure and thread-safe.
+#pragma once
+
+#include <array>
+#include <string>
+
+#include "chess/attacks.h"
+#include "chess/position.h"
+#include "chess/types.h"
+#include "gen/material.h"
+
+namespace tbkit::gen {
+
+struct Board {
+  std::array<chess::Bitboard, 2> by_color{};
+  std::array<chess::Bitboard, 6> by_type{};
+  chess::Color side = chess::Color::kWhite;
+
+  [[nodiscard]] chess::Bitboard occupied() const { return by_color[0] | by_color[1]; }
+  [[nodiscard]] chess::Bitboard pieces(chess::Color c, chess::PieceType t) const {
+    return by_color[index_of(c)] & by_type[index_of(t)];
+  }
+  [[nodiscard]] chess::Square king(chess::Color c) const { return chess::lsb(pieces(c, chess::PieceType::kKing)); }
+  [[nodiscard]] chess::PieceType type_on(chess::Square s) const;
+  void put(chess::Color c, chess::PieceType t, chess::Square s) {
+    by_color[index_of(c)] |= s.bb();
+    by_type[index_of(t)] |= s.bb();
+  }
+  void remove(chess::Color c, chess::PieceType t, chess::Square s) {
+    by_color[index_of(c)] &= ~s.bb();
+    by_type[index_of(t)] &= ~s.bb();
+  }
+  [[nodiscard]] Material material() const;
+  friend bool operator==(const Board&, const Board&) = default;
+};
+
+// Whether square s is attacked by colour `by` with occupancy occ.
+[[nodiscard]] bool is_attacked(const Board& b, chess::Square s, chess::Color by, chess::Bitboard occ);
+// True when the side not to move is not in check (the men themselves are assumed well placed).
+[[nodiscard]] bool is_legal(const Board& b);
+[[nodiscard]] bool in_check(const Board& b);
+
+// Board <-> Position (no castling, no en passant). from_position requires no castling rights.
+[[nodiscard]] Board board_from_position(const chess::Position& pos);
+[[nodiscard]] Result<chess::Position> board_to_position(const Board& b, chess::Square en_passant = chess::Square::none());
+[[nodiscard]] std::string board_to_fen(const Board& b);
+
+enum class MoveKind : std::uint8_t {
+  kQuiet,       // stays in the table: no capture, no promotion, not a double push
+  kDoublePush,  // stays in the table; ep_square tells where the opponent could capture en passant
+  kConversion,  // capture or promotion: the child belongs to another table
+};
+
+struct MoveInfo {
+  MoveKind kind = MoveKind::kQuiet;
+  chess::Square from;
+  chess::Square to;
+  chess::Square ep_square;  // for kDoublePush
+};
+
+// Calls f(child, info) for every legal move of b.side; child has the other side to move.
+template <class F>
+void for_each_legal_move(const Board& b, F&& f);
+
+// Calls f(grandchild) for every legal en-passant capture in `b` (side to move captures) onto ep_square.
+template <class F>
+void for_each_en_passant(const Board& b, chess::Square ep_square, F&& f);
+
+struct UnmoveInfo {
+  chess::Square from;  // the moved man's square in the predecessor
+  chess::Square to;    // its square in the successor
+  bool double_push = false;
+};
+
+// Calls f(pred, info) for every legal predecessor of b reached by a non-capturing, non-promoting
+// move of the side that just moved (~b.side); pred has that side to move.
+template <class F>
+void for_each_unmove(const Board& b, F&& f);
+
+}  // namespace tbkit::gen
+
+#include "gen/board_moves.inl"

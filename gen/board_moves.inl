@@ -1,0 +1,129 @@
+// Template bodies for gen/board.h (move and un-move enumeration).
+#pragma once
+
+namespace tbkit::gen {
+
+namespace detail {
+
+inline chess::Bitboard attacks_of(chess::PieceType t, chess::Square s, chess::Bitboard occ) {
+  using chess::PieceType;
+  switch (t) {
+    case PieceType::kKnight: return chess::knight_attacks(s);
+    case PieceType::kBishop: return chess::bishop_attacks(s, occ);
+    case PieceType::kRook: return chess::rook_attacks(s, occ);
+    case PieceType::kQueen: return chess::queen_attacks(s, occ);
+    case PieceType::kKing: return chess::king_attacks(s);
+    default: return 0;
+  }
+}
+
+}  // namespace detail
+
+template <class F>
+void for_each_legal_move(const Board& b, F&& f) {
+  using namespace chess;
+  const Color us = b.side;
+  const Color them = ~us;
+  const Bitboard occ = b.occupied();
+  const Bitboard own = b.by_color[index_of(us)];
+  const Bitboard enemy = b.by_color[index_of(them)];
+  auto emit = [&](PieceType moved, Square from, Square to, PieceType promo, MoveKind kind, Square ep) {
+    Board c = b;
+    if (enemy & to.bb()) {
+      c.remove(them, c.type_on(to), to);
+      kind = MoveKind::kConversion;
+    }
+    c.remove(us, moved, from);
+    c.put(us, promo == PieceType::kNone ? moved : promo, to);
+    if (promo != PieceType::kNone) kind = MoveKind::kConversion;
+    if (is_attacked(c, c.king(us), them, c.occupied())) return;
+    c.side = them;
+    f(static_cast<const Board&>(c), MoveInfo{kind, from, to, ep});
+  };
+  for (PieceType t : {PieceType::kKnight, PieceType::kBishop, PieceType::kRook, PieceType::kQueen, PieceType::kKing}) {
+    for (Bitboard pcs = b.pieces(us, t); pcs;) {
+      const Square from = pop_lsb(pcs);
+      for (Bitboard to = detail::attacks_of(t, from, occ) & ~own; to;)
+        emit(t, from, pop_lsb(to), PieceType::kNone, MoveKind::kQuiet, Square::none());
+    }
+  }
+  const int forward = us == Color::kWhite ? 8 : -8;
+  for (Bitboard pawns = b.pieces(us, PieceType::kPawn); pawns;) {
+    const Square from = pop_lsb(pawns);
+    const bool promotes = from.relative_rank(us) == 6;
+    auto pawn_to = [&](Square to) {
+      if (!promotes) {
+        emit(PieceType::kPawn, from, to, PieceType::kNone, MoveKind::kQuiet, Square::none());
+        return;
+      }
+      for (PieceType p : {PieceType::kQueen, PieceType::kRook, PieceType::kBishop, PieceType::kKnight})
+        emit(PieceType::kPawn, from, to, p, MoveKind::kConversion, Square::none());
+    };
+    const Square one(from.index() + forward);
+    if (!(occ & one.bb())) {
+      pawn_to(one);
+      const Square two = from.relative_rank(us) == 1 ? Square(one.index() + forward) : one;
+      if (two != one && !(occ & two.bb())) {
+        const bool capturable = (pawn_attacks(us, one) & b.pieces(them, PieceType::kPawn)) != 0;
+        emit(PieceType::kPawn, from, two, PieceType::kNone, capturable ? MoveKind::kDoublePush : MoveKind::kQuiet,
+             capturable ? one : Square::none());
+      }
+    }
+    for (Bitboard caps = pawn_attacks(us, from) & enemy; caps;) pawn_to(pop_lsb(caps));
+  }
+}
+
+template <class F>
+void for_each_en_passant(const Board& b, chess::Square ep_square, F&& f) {
+  using namespace chess;
+  const Color us = b.side;
+  const Color them = ~us;
+  const Square victim(us == Color::kWhite ? ep_square.index() - 8 : ep_square.index() + 8);
+  for (Bitboard caps = pawn_attacks(them, ep_square) & b.pieces(us, PieceType::kPawn); caps;) {
+    const Square from = pop_lsb(caps);
+    Board c = b;
+    c.remove(them, PieceType::kPawn, victim);
+    c.remove(us, PieceType::kPawn, from);
+    c.put(us, PieceType::kPawn, ep_square);
+    if (is_attacked(c, c.king(us), them, c.occupied())) continue;
+    c.side = them;
+    f(static_cast<const Board&>(c));
+  }
+}
+
+template <class F>
+void for_each_unmove(const Board& b, F&& f) {
+  using namespace chess;
+  const Color mover = ~b.side;  // the side that just moved
+  const Bitboard occ = b.occupied();
+  auto emit = [&](PieceType t, Square at, Square from, bool double_push) {
+    Board p = b;
+    p.remove(mover, t, at);
+    p.put(mover, t, from);
+    p.side = mover;
+    // In the predecessor the side not to move (b.side) must not be in check.
+    if (is_attacked(p, p.king(b.side), mover, p.occupied())) return;
+    f(static_cast<const Board&>(p), UnmoveInfo{from, at, double_push});
+  };
+  for (PieceType t : {PieceType::kKnight, PieceType::kBishop, PieceType::kRook, PieceType::kQueen, PieceType::kKing}) {
+    for (Bitboard pcs = b.pieces(mover, t); pcs;) {
+      const Square at = pop_lsb(pcs);
+      for (Bitboard from = detail::attacks_of(t, at, occ) & ~occ; from;) emit(t, at, pop_lsb(from), false);
+    }
+  }
+  const int back = mover == Color::kWhite ? -8 : 8;
+  for (Bitboard pawns = b.pieces(mover, PieceType::kPawn); pawns;) {
+    const Square at = pop_lsb(pawns);
+    const int rr = at.relative_rank(mover);
+    if (rr < 2) continue;
+    const Square one(at.index() + back);
+    if (occ & one.bb()) continue;
+    emit(PieceType::kPawn, at, one, false);
+    if (rr == 3) {
+      const Square two(one.index() + back);
+      if (!(occ & two.bb())) emit(PieceType::kPawn, at, two, true);
+    }
+  }
+}
+
+}  // namespace tbkit::gen

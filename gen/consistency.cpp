@@ -1,0 +1,67 @@
+#include "gen/consistency.h"
+
+#include <optional>
+
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+
+#include "gen/value_ops.h"
+
+namespace tbkit::gen {
+
+DtmValue value_from_successors(const TableSet& tables, const Board& b) {
+  std::optional<DtmValue> best;
+  for_each_legal_move(b, [&](const Board& child, const MoveInfo& mi) {
+    DtmValue reply = tables.probe(child);
+    if (mi.kind == MoveKind::kDoublePush) {
+      for_each_en_passant(child, mi.ep_square, [&](const Board& gc) { reply = better_of(reply, back_up(tables.probe(gc))); });
+    }
+    const DtmValue v = back_up(reply);
+    best = best ? better_of(*best, v) : v;
+  });
+  if (best) return *best;
+  return in_check(b) ? DtmValue::loss_in_plies(0) : DtmValue::draw();
+}
+
+std::string describe(DtmValue v) {
+  if (v.is_illegal()) return "illegal";
+  if (v.is_draw()) return "draw";
+  return std::string(v.is_win() ? "win" : "loss") + " in " + std::to_string(v.plies()) + " plies";
+}
+
+ConsistencyReport check_consistency(const SolvedTable& table, const TableSet& tables, tbb::task_arena& arena) {
+  constexpr std::uint64_t kChunk = 1 << 14;
+  const std::uint64_t per_side = (table.scheme.size() + kChunk - 1) / kChunk;
+  std::vector<ConsistencyReport> parts(2 * per_side);
+  arena.execute([&] {
+    tbb::parallel_for(tbb::blocked_range<std::uint64_t>(0, parts.size(), 1), [&](const tbb::blocked_range<std::uint64_t>& r) {
+      for (std::uint64_t c = r.begin(); c != r.end(); ++c) {
+        const int s = int(c / per_side);
+        const std::uint64_t first = (c % per_side) * kChunk;
+        const std::uint64_t last = std::min(first + kChunk, table.scheme.size());
+        ConsistencyReport& part = parts[c];
+        Board b;
+        for (std::uint64_t i = first; i < last; ++i) {
+          const DtmValue stored = table.values[s][i];
+          const bool slot_legal = table.scheme.decode(i, chess::Color(s), b) && is_legal(b);
+          if (stored.is_illegal() && !slot_legal) continue;
+          ++part.checked;
+          const DtmValue expected = slot_legal ? value_from_successors(tables, b) : DtmValue::illegal();
+          if (expected == stored) continue;
+          if (part.failed++ == 0)
+            part.first_failure = (slot_legal ? board_to_fen(b) : "index " + std::to_string(i)) + ": stored " +
+                                 describe(stored) + ", successors give " + describe(expected);
+        }
+      }
+    });
+  });
+  ConsistencyReport report;
+  for (const auto& part : parts) {
+    report.checked += part.checked;
+    if (part.failed && !report.failed) report.first_failure = part.first_failure;
+    report.failed += part.failed;
+  }
+  return report;
+}
+
+}  // namespace tbkit::gen

@@ -1,0 +1,32 @@
+// One-ply consistency: a position's value recomputed from its successors' stored values.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include <tbb/task_arena.h>
+
+#include "gen/table_set.h"
+
+namespace tbkit::gen {
+
+// The value `b` must have given its successors: checkmate, stalemate, else the best backed-up
+// value over legal moves (a double push answerable en passant is worth the opponent's better
+// choice). Successors are looked up in `tables`, which must hold b's table and its conversions.
+[[nodiscard]] DtmValue value_from_successors(const TableSet& tables, const Board& b);
+
+struct ConsistencyReport {
+  std::uint64_t checked = 0;
+  std::uint64_t failed = 0;
+  std::string first_failure;  // "FEN: stored X, successors give Y"
+};
+
+// Checks every stored position of `table` (which must be in `tables`) against its successors, in
+// parallel in `arena`; the report does not depend on the arena's size.
+[[nodiscard]] ConsistencyReport check_consistency(const SolvedTable& table, const TableSet& tables, tbb::task_arena& arena);
+
+// "win in 7 plies", "loss in 0 plies", "draw", "illegal".
+[[nodiscard]] std::string describe(DtmValue v);
+
+}  // namespace tbkit::gen

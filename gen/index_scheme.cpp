@@ -1,0 +1,193 @@
+#include "gen/index_scheme.h"
+
+#include <algorithm>
+#include <cassert>
+
+#if defined(TBKIT_USE_PEXT)
+#include <immintrin.h>
+#endif
+
+namespace tbkit::gen {
+
+using namespace chess;
+
+namespace {
+
+constexpr int kMaxGroup = 8;
+
+struct Binomials {
+  std::array<std::array<std::uint64_t, kMaxGroup + 1>, 65> c{};
+  constexpr Binomials() {
+    for (int n = 0; n <= 64; ++n) {
+      c[n][0] = 1;
+      for (int k = 1; k <= kMaxGroup; ++k) c[n][k] = n == 0 ? 0 : c[n - 1][k - 1] + c[n - 1][k];
+    }
+  }
+};
+constexpr Binomials kBinomials;
+
+constexpr Bitboard kPawnSquares = 0x00FFFFFFFFFFFF00ULL;
+
+bool in_triangle(Square s) { return s.file() <= 3 && s.rank() <= s.file(); }
+bool on_diagonal(Square s) { return s.file() == s.rank(); }
+bool kings_touch(Square a, Square b) { return a == b || (king_attacks(a) & b.bb()); }
+
+// The n-th (0-based) set bit of mask.
+Square select_bit(Bitboard mask, int n) {
+#if defined(TBKIT_USE_PEXT)
+  return lsb(_pdep_u64(Bitboard{1} << n, mask));
+#else
+  while (n-- > 0) mask &= mask - 1;
+  return lsb(mask);
+#endif
+}
+
+}  // namespace
+
+IndexScheme::IndexScheme(const Material& material) : material_(material), pawns_(material.has_pawns()) {
+  pair_index_.assign(64 * 64, -1);
+  pair_transform_.assign(64 * 64, 0);
+  const int transforms = pawns_ ? 2 : 8;
+  auto canonical = [&](Square wk, Square bk) {
+    if (pawns_) return wk.file() <= 3;
+    if (!in_triangle(wk)) return false;
+    return !on_diagonal(wk) || bk.rank() <= bk.file();
+  };
+  for (int wk = 0; wk < 64; ++wk)
+    for (int bk = 0; bk < 64; ++bk) {
+      if (kings_touch(Square(wk), Square(bk)) || !canonical(Square(wk), Square(bk))) continue;
+      pair_index_[wk * 64 + bk] = std::int16_t(pair_squares_.size());
+      pair_squares_.push_back({std::uint8_t(wk), std::uint8_t(bk)});
+    }
+  for (int wk = 0; wk < 64; ++wk)
+    for (int bk = 0; bk < 64; ++bk)
+      for (int t = 0; t < transforms; ++t)
+        if (canonical(apply_symmetry(t, Square(wk)), apply_symmetry(t, Square(bk)))) {
+          pair_transform_[wk * 64 + bk] = std::uint8_t(t);
+          break;
+        }
+
+  // Pawn groups first (they live on 48 squares), then pieces; White before Black, heavy first.
+  int pawns_before = 0, men_before = 2;
+  for (Color c : {Color::kWhite, Color::kBlack}) {
+    const int n = material.count(c, PieceType::kPawn);
+    if (n == 0) continue;
+    groups_.push_back({c, PieceType::kPawn, n, 48 - pawns_before, 0, 0});
+    pawns_before += n;
+    men_before += n;
+  }
+  for (Color c : {Color::kWhite, Color::kBlack})
+    for (PieceType t : {PieceType::kQueen, PieceType::kRook, PieceType::kBishop, PieceType::kKnight}) {
+      const int n = material.count(c, t);
+      if (n == 0) continue;
+      groups_.push_back({c, t, n, 64 - men_before, 0, 0});
+      men_before += n;
+    }
+  std::uint64_t stride = 1;
+  for (auto it = groups_.rbegin(); it != groups_.rend(); ++it) {
+    assert(it->count <= kMaxGroup);
+    it->combinations = kBinomials.c[it->slots][it->count];
+    it->stride = stride;
+    stride *= it->combinations;
+  }
+  pair_stride_ = stride;
+  size_ = stride * pair_squares_.size();
+}
+
+std::uint64_t IndexScheme::encode_with(const Board& b, int t) const {
+  const Square wk = apply_symmetry(t, b.king(Color::kWhite));
+  const Square bk = apply_symmetry(t, b.king(Color::kBlack));
+  const int pair = pair_index_[wk.index() * 64 + bk.index()];
+  assert(pair >= 0);
+  std::uint64_t index = std::uint64_t(pair) * pair_stride_;
+  Bitboard men = wk.bb() | bk.bb(), pawns = 0;
+  for (const Group& g : groups_) {
+    std::array<int, kMaxGroup> sq{};
+    int n = 0;
+    for (Bitboard bb = b.pieces(g.color, g.type); bb && n < kMaxGroup;) {
+      // Insertion sort: the symmetry does not keep square order.
+      int s = apply_symmetry(t, pop_lsb(bb)).index(), j = n++;
+      for (; j > 0 && sq[j - 1] > s; --j) sq[j] = sq[j - 1];
+      sq[j] = s;
+    }
+    assert(n == g.count);
+    const bool is_pawn = g.type == PieceType::kPawn;
+    const Bitboard avail = is_pawn ? kPawnSquares & ~pawns : ~men;
+    std::uint64_t combo = 0;
+    Bitboard placed = 0;
+    for (int j = 0; j < n; ++j) {
+      const int rank = popcount(avail & ((Bitboard{1} << sq[j]) - 1));
+      combo += kBinomials.c[rank][j + 1];
+      placed |= Bitboard{1} << sq[j];
+    }
+    index += combo * g.stride;
+    men |= placed;
+    if (is_pawn) pawns |= placed;
+  }
+  return index;
+}
+
+std::uint64_t IndexScheme::encode(const Board& b) const {
+  const int t = pair_transform_[b.king(Color::kWhite).index() * 64 + b.king(Color::kBlack).index()];
+  const std::uint64_t first = encode_with(b, t);
+  if (pawns_) return first;
+  const Square wk = apply_symmetry(t, b.king(Color::kWhite));
+  const Square bk = apply_symmetry(t, b.king(Color::kBlack));
+  if (!on_diagonal(wk) || !on_diagonal(bk)) return first;
+  // Both kings on the diagonal: the diagonal swap keeps them canonical; take the smaller image.
+  return std::min(first, encode_with(b, t ^ 4));
+}
+
+bool IndexScheme::decode(std::uint64_t index, Color side, Board& out) const {
+  assert(index < size_);
+  out = Board{};
+  out.side = side;
+  const auto& pair = pair_squares_[index / pair_stride_];
+  std::uint64_t rest = index % pair_stride_;
+  out.put(Color::kWhite, PieceType::kKing, Square(pair[0]));
+  out.put(Color::kBlack, PieceType::kKing, Square(pair[1]));
+  Bitboard men = out.occupied(), pawns = 0;
+  for (const Group& g : groups_) {
+    std::uint64_t combo = rest / g.stride;
+    rest %= g.stride;
+    const bool is_pawn = g.type == PieceType::kPawn;
+    const Bitboard avail = is_pawn ? kPawnSquares & ~pawns : ~men;
+    Bitboard placed = 0;
+    int p = g.slots - 1;
+    for (int j = g.count; j >= 1; --j) {
+      while (kBinomials.c[p][j] > combo) --p;
+      combo -= kBinomials.c[p][j];
+      placed |= select_bit(avail, p).bb();
+      --p;
+    }
+    if (placed & men) return false;  // a pawn on a king's square
+    for (Bitboard bb = placed; bb;) out.put(g.color, g.type, pop_lsb(bb));
+    men |= placed;
+    if (is_pawn) pawns |= placed;
+  }
+  // Only with both kings on the diagonal can a decoded board be the non-canonical image.
+  if (pawns_ || !on_diagonal(Square(pair[0])) || !on_diagonal(Square(pair[1]))) return true;
+  return encode(out) == index;
+}
+
+int IndexScheme::stabilizer_size(const Board& b) const {
+  if (pawns_) return 1;  // a file mirror moves every square, so no board is its own image
+  const Square wk = b.king(Color::kWhite), bk = b.king(Color::kBlack);
+  const bool main_diagonal = on_diagonal(wk) && on_diagonal(bk);
+  const bool anti_diagonal = wk.file() + wk.rank() == 7 && bk.file() + bk.rank() == 7;
+  if (!main_diagonal && !anti_diagonal) return 1;
+  for (int t : {4, 7}) {  // the two diagonal reflections; only they can fix both kings
+    if (apply_symmetry(t, wk) != wk || apply_symmetry(t, bk) != bk) continue;
+    bool same = true;
+    for (int c = 0; c < 2 && same; ++c)
+      for (int p = 0; p < 6 && same; ++p) {
+        Bitboard image = 0;
+        for (Bitboard bb = b.pieces(Color(c), PieceType(p)); bb;) image |= apply_symmetry(t, pop_lsb(bb)).bb();
+        same = image == b.pieces(Color(c), PieceType(p));
+      }
+    if (same) return 2;
+  }
+  return 1;
+}
+
+}  // namespace tbkit::gen

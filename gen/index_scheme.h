@@ -1,0 +1,71 @@
+// IndexScheme: the symmetry-reduced, compact index of one material's positions (docs/index.md).
+// Immutable after construction; all methods are thread-safe.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "gen/board.h"
+#include "gen/material.h"
+
+namespace tbkit::gen {
+
+// Scheme ids stored in table files (TableInfo::index_scheme).
+inline constexpr std::uint32_t kSchemePawnless = 1;  // 462 king pairs, 8 symmetries
+inline constexpr std::uint32_t kSchemePawns = 2;     // 1806 king pairs, left-right mirror
+
+class IndexScheme {
+ public:
+  // `material` must be normalized or not; the scheme indexes it exactly as given (White = first side).
+  explicit IndexScheme(const Material& material);
+
+  [[nodiscard]] const Material& material() const { return material_; }
+  [[nodiscard]] std::uint64_t size() const { return size_; }  // index slots per side to move
+  [[nodiscard]] std::uint32_t id() const { return pawns_ ? kSchemePawns : kSchemePawnless; }
+  [[nodiscard]] int king_pairs() const { return int(pair_squares_.size()); }
+
+  // The index of a legal board of this material (any orientation; side to move ignored).
+  [[nodiscard]] std::uint64_t encode(const Board& b) const;
+  // Sets `out` to the canonical board of `index` (side to move as given) and returns true, or
+  // returns false for an unused slot (men overlap, or not the canonical image). Legality of the
+  // position (side not to move in check) is not checked here.
+  [[nodiscard]] bool decode(std::uint64_t index, chess::Color side, Board& out) const;
+
+  // How many of the scheme's symmetries map the board onto itself (1 or 2: a pawnless board can be
+  // its own mirror in the a1-h8 or a8-h1 diagonal, identical pieces trading places). Any orientation.
+  [[nodiscard]] int stabilizer_size(const Board& b) const;
+  // Distinct boards (without symmetry reduction) that this board's index stands for.
+  [[nodiscard]] int orbit_size(const Board& b) const { return (pawns_ ? 2 : 8) / stabilizer_size(b); }
+
+ private:
+  struct Group {
+    chess::Color color;
+    chess::PieceType type;
+    int count;
+    int slots;  // squares available to the group
+    std::uint64_t combinations;
+    std::uint64_t stride;
+  };
+  [[nodiscard]] std::uint64_t encode_with(const Board& b, int transform) const;
+
+  Material material_;
+  bool pawns_ = false;
+  std::vector<Group> groups_;
+  std::uint64_t size_ = 0;
+  std::uint64_t pair_stride_ = 0;
+  std::vector<std::array<std::uint8_t, 2>> pair_squares_;  // canonical (white king, black king)
+  std::vector<std::int16_t> pair_index_;                   // [wk*64+bk] of canonical pairs, -1 otherwise
+  std::vector<std::uint8_t> pair_transform_;               // [wk*64+bk] symmetry making the pair canonical
+};
+
+// Applies symmetry t (bit 0 file mirror, bit 1 rank mirror, bit 2 diagonal swap, in that order).
+[[nodiscard]] constexpr chess::Square apply_symmetry(int t, chess::Square s) {
+  int f = s.file(), r = s.rank();
+  if (t & 1) f = 7 - f;
+  if (t & 2) r = 7 - r;
+  if (t & 4) std::swap(f, r);
+  return chess::Square(f, r);
+}
+
+}  // namespace tbkit::gen

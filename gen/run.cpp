@@ -1,0 +1,120 @@
+#include "gen/run.h"
+
+#include <sys/resource.h>
+
+#include <chrono>
+
+#include "formats/table_file.h"
+
+namespace tbkit::gen {
+
+std::filesystem::path table_path(const std::filesystem::path& dir, const Material& m) {
+  return dir / (m.name() + kTableExtension);
+}
+
+std::uint64_t peak_rss_bytes() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return std::uint64_t(usage.ru_maxrss) * 1024;
+}
+
+std::uint64_t generation_bytes(const Material& m) {
+  std::uint64_t bytes = solve_bytes(m);
+  for (const Material& sub : m.conversions()) bytes += IndexScheme(sub).size() * 2 * sizeof(DtmValue);
+  return bytes;
+}
+
+Status write_solved_table(const std::filesystem::path& path, const SolvedTable& table, const std::string& generator,
+                          std::int64_t created) {
+  formats::TableInfo info;
+  info.material = table.material().name();
+  info.index_scheme = table.scheme.id();
+  info.positions_per_side = table.scheme.size();
+  info.generator = generator;
+  info.created = created;
+  return formats::write_table_file(path, info, table.values[0], table.values[1]);
+}
+
+namespace {
+
+// True when `path` holds a valid table of `m` (header matches, every block checksum good).
+bool is_valid_table(const std::filesystem::path& path, const Material& m) {
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) return false;
+  auto file = formats::TableFile::open(path);
+  if (!file) return false;
+  const IndexScheme scheme(m);
+  const auto& info = file->info();
+  if (info.material != m.name() || info.index_scheme != scheme.id() || info.positions_per_side != scheme.size())
+    return false;
+  return file->verify().ok();
+}
+
+}  // namespace
+
+Status generate_tables(const std::vector<Material>& wanted, const GenOptions& opts, tbb::task_arena& arena,
+                       const std::function<void(const Material&, const SolveProgress&)>& progress,
+                       const std::function<void(const TableSummary&)>& summary) {
+  const std::vector<Material> plan = dependency_closure(wanted);
+  if (opts.memory_limit > 0) {
+    for (const Material& m : plan) {
+      const std::uint64_t need = generation_bytes(m);
+      if (need > opts.memory_limit)
+        return make_error(ErrorCode::kUnavailable, m.name() + " needs about " + std::to_string((need + (1 << 20) - 1) >> 20) +
+                                                       " MiB, over the --mem limit of " +
+                                                       std::to_string(opts.memory_limit >> 20) + " MiB");
+    }
+  }
+  std::error_code ec;
+  std::filesystem::create_directories(opts.dir, ec);
+  if (ec) return make_error(ErrorCode::kIo, opts.dir.string() + ": cannot create directory: " + ec.message());
+
+  TableSet loaded;
+  for (const Material& m : plan) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const std::filesystem::path path = table_path(opts.dir, m);
+    if (is_valid_table(path, m)) {
+      TableSummary s;
+      s.material = m;
+      s.skipped = true;
+      s.peak_rss = peak_rss_bytes();
+      if (summary) summary(s);
+      continue;
+    }
+    // Keep in memory only the tables this one converts into; load missing ones from disk.
+    const std::vector<Material> deps = m.conversions();
+    loaded.retain_only(deps);
+    for (const Material& d : deps) {
+      if (loaded.contains(d)) continue;
+      if (Status st = loaded.load(table_path(opts.dir, d), d); !st) return st;
+    }
+    auto solved = solve_table(m, loaded, arena, [&](const SolveProgress& p) {
+      if (progress) progress(m, p);
+    });
+    if (!solved) return solved.error();
+    if (Status st = write_solved_table(path, **solved, opts.generator, opts.created); !st) return st;
+
+    TableSummary s;
+    s.material = m;
+    for (int side = 0; side < 2; ++side)
+      for (const DtmValue v : (*solved)->values[side]) {
+        if (v.is_illegal()) continue;
+        ++s.positions;
+        if (v.is_win()) {
+          ++s.wins;
+          s.longest_plies = std::max(s.longest_plies, v.plies());
+        } else if (v.is_loss()) {
+          ++s.losses;
+        } else {
+          ++s.draws;
+        }
+      }
+    s.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    s.peak_rss = peak_rss_bytes();
+    if (summary) summary(s);
+    loaded.add(std::move(*solved));
+  }
+  return {};
+}
+
+}  // namespace tbkit::gen

@@ -1,0 +1,58 @@
+// The run manager: generates a list of tables and everything they convert into, in dependency
+// order, writing each finished table atomically and skipping tables already present and valid.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <tbb/task_arena.h>
+
+#include "gen/solver.h"
+
+namespace tbkit::gen {
+
+inline constexpr const char* kTableExtension = ".dtm";
+
+// The file holding a normalized material's table in `dir`: dir/KQvKR.dtm.
+[[nodiscard]] std::filesystem::path table_path(const std::filesystem::path& dir, const Material& m);
+
+struct GenOptions {
+  std::filesystem::path dir = ".";
+  std::uint64_t memory_limit = 0;  // bytes; 0 = no limit
+  std::string generator;           // written into each file's header
+  std::int64_t created = 0;        // header timestamp (SOURCE_DATE_EPOCH or 0, chosen by the caller)
+};
+
+struct TableSummary {
+  Material material;
+  bool skipped = false;          // already present and valid
+  std::uint64_t positions = 0;   // legal positions stored (both sides, symmetry-reduced)
+  std::uint64_t wins = 0, draws = 0, losses = 0;
+  int longest_plies = 0;         // longest win in plies (0 if none)
+  double seconds = 0;
+  std::uint64_t peak_rss = 0;    // bytes, of the whole process so far
+};
+
+// Peak resident set size of this process in bytes (getrusage).
+[[nodiscard]] std::uint64_t peak_rss_bytes();
+
+// Bytes needed to generate `m`: the solver plus the tables it converts into, held in memory.
+[[nodiscard]] std::uint64_t generation_bytes(const Material& m);
+
+// Generates `wanted` (normalized) and their dependencies into opts.dir. Refuses up front
+// (kUnavailable, naming the table and the bytes it needs) when a table would exceed
+// opts.memory_limit. Calls `progress` during solving and `summary` after each table, from the
+// calling thread. Errors: kIo (naming the file), kCorrupt/kVersion (an existing dependency that
+// fails to load), kUnavailable (memory limit).
+[[nodiscard]] Status generate_tables(const std::vector<Material>& wanted, const GenOptions& opts, tbb::task_arena& arena,
+                                     const std::function<void(const Material&, const SolveProgress&)>& progress,
+                                     const std::function<void(const TableSummary&)>& summary);
+
+// Writes a solved table to `path` (tmp + rename).
+[[nodiscard]] Status write_solved_table(const std::filesystem::path& path, const SolvedTable& table,
+                                        const std::string& generator, std::int64_t created);
+
+}  // namespace tbkit::gen

@@ -1,0 +1,294 @@
+#include "gen/solver.h"
+
+#include <algorithm>
+#include <atomic>
+#include <optional>
+
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+
+#include "gen/value_ops.h"
+
+namespace tbkit::gen {
+
+using namespace chess;
+
+namespace {
+
+// Per-position solver state, 16 bits:
+//   0                 unresolved, may still lose
+//   0x8000 | f        unresolved, may still lose, but not faster than f plies (a conversion loses in f)
+//   1..0x7FFF         resolved, ply = state - 1 (odd: win, even: loss); wins may still shorten
+//                     until their ply is reached
+//   kNoLoss           unresolved, cannot lose (a conversion draws, or stalemate)
+//   kIllegal          unused slot
+constexpr std::uint16_t kUnknown = 0;
+constexpr std::uint16_t kFloorBit = 0x8000;
+constexpr std::uint16_t kNoLoss = 0xFFFE;
+constexpr std::uint16_t kIllegal = 0xFFFF;
+constexpr std::uint64_t kChunk = 1 << 12;
+
+constexpr bool is_resolved(std::uint16_t s) { return s >= 1 && s < kFloorBit; }
+constexpr bool can_lose(std::uint16_t s) { return s == kUnknown || (s & kFloorBit && s < kNoLoss); }
+constexpr std::uint16_t resolved(int ply) { return std::uint16_t(ply + 1); }
+
+// A double push that the opponent may answer en passant; revisited at `ply` (see solve_table).
+struct Deferred {
+  int ply;
+  int side;
+  std::uint64_t pred;
+  std::uint64_t succ;
+};
+
+class Solver {
+ public:
+  Solver(const Material& m, const TableSet& subtables, tbb::task_arena& arena, const ProgressFn& progress)
+      : table_(std::make_shared<SolvedTable>(m)), scheme_(table_->scheme), subtables_(subtables), arena_(arena),
+        progress_(progress) {}
+
+  std::shared_ptr<SolvedTable> run();
+
+ private:
+  template <class F>
+  void for_each_chunk(F&& f) {
+    const std::uint64_t per_side = (scheme_.size() + kChunk - 1) / kChunk;
+    arena_.execute([&] {
+      tbb::parallel_for(
+          tbb::blocked_range<std::uint64_t>(0, 2 * per_side, 1),
+          [&](const tbb::blocked_range<std::uint64_t>& r) {
+            for (std::uint64_t c = r.begin(); c != r.end(); ++c) {
+              const int side = int(c / per_side);
+              const std::uint64_t first = (c % per_side) * kChunk;
+              f(side, first, std::min(first + kChunk, scheme_.size()), c);
+            }
+          },
+          tbb::simple_partitioner());
+    });
+  }
+
+  std::atomic_ref<std::uint16_t> state(int side, std::uint64_t i) { return std::atomic_ref(state_[side][i]); }
+  std::atomic_ref<std::uint8_t> count(int side, std::uint64_t i) { return std::atomic_ref(count_[side][i]); }
+  // Chunks remember which plies (mod 64) were set in them, so a ply's scan skips the others.
+  void note_chunk(int side, std::uint64_t i, int ply) {
+    std::atomic_ref(chunk_plies_[side][i / kChunk]).fetch_or(std::uint64_t{1} << (ply & 63), std::memory_order_relaxed);
+  }
+  [[nodiscard]] bool chunk_may_hold(int side, std::uint64_t first, int ply) const {
+    return (chunk_plies_[side][first / kChunk] >> (ply & 63)) & 1;
+  }
+  void note_ply(int ply) {
+    int cur = max_ply_.load(std::memory_order_relaxed);
+    while (ply > cur && !max_ply_.compare_exchange_weak(cur, ply, std::memory_order_relaxed)) {}
+  }
+  // Best value of the en-passant captures available in `b` onto ep_square, for b's side to move.
+  std::optional<DtmValue> en_passant_value(const Board& b, Square ep_square) const {
+    std::optional<DtmValue> best;
+    for_each_en_passant(b, ep_square, [&](const Board& gc) {
+      const DtmValue v = back_up(subtables_.probe(gc));
+      best = best ? better_of(*best, v) : v;
+    });
+    return best;
+  }
+
+  void init_position(int side, std::uint64_t i, std::vector<Deferred>& deferred);
+  void propagate(int side, std::uint64_t i, int ply);
+  void mark_win(int side, std::uint64_t i, int ply);
+  void count_down(int side, std::uint64_t i, int successor_ply, int weight);
+
+  std::shared_ptr<SolvedTable> table_;
+  const IndexScheme& scheme_;
+  const TableSet& subtables_;
+  tbb::task_arena& arena_;
+  const ProgressFn& progress_;
+  std::array<std::vector<std::uint16_t>, 2> state_;
+  std::array<std::vector<std::uint8_t>, 2> count_;
+  std::array<std::vector<std::uint64_t>, 2> chunk_plies_;
+  std::atomic<int> max_ply_{0};
+};
+
+void Solver::init_position(int side, std::uint64_t i, std::vector<Deferred>& deferred) {
+  Board b;
+  if (!scheme_.decode(i, Color(side), b) || !is_legal(b)) {
+    state_[side][i] = kIllegal;
+    return;
+  }
+  int in_table = 0;
+  bool any_move = false;
+  std::optional<DtmValue> conversion;
+  for_each_legal_move(b, [&](const Board& child, const MoveInfo& mi) {
+    any_move = true;
+    if (mi.kind == MoveKind::kConversion) {
+      const DtmValue v = back_up(subtables_.probe(child));
+      conversion = conversion ? better_of(*conversion, v) : v;
+      return;
+    }
+    // Weights make the count match the decrements propagate() will deliver: a successor that is its
+    // own mirror image is reached by twice as many un-moves (see docs/tables.md, "Symmetry").
+    in_table += scheme_.stabilizer_size(child);
+    if (mi.kind == MoveKind::kDoublePush) {
+      // If the en-passant reply wins for the opponent in k plies, this move loses by ply k at the
+      // latest, even if the pushed position itself is not yet known: revisit it at ply k.
+      const auto ep = en_passant_value(child, mi.ep_square);
+      if (ep && ep->is_win()) deferred.push_back({ep->plies(), side, i, scheme_.encode(child)});
+    }
+  });
+  assert(in_table < 256);
+  count_[side][i] = std::uint8_t(in_table);
+  std::uint16_t s = kUnknown;
+  if (!any_move) {
+    s = in_check(b) ? resolved(0) : kNoLoss;
+  } else if (conversion) {
+    if (conversion->is_win()) {
+      s = resolved(conversion->plies());
+    } else if (conversion->is_draw()) {
+      s = kNoLoss;
+    } else if (in_table == 0) {
+      s = resolved(conversion->plies());
+    } else if (conversion->plies() > 0) {
+      s = std::uint16_t(kFloorBit | conversion->plies());
+    }
+  }
+  if (is_resolved(s)) {
+    note_ply(s - 1);
+    note_chunk(side, i, s - 1);
+  }
+  state_[side][i] = s;
+}
+
+void Solver::mark_win(int side, std::uint64_t i, int ply) {
+  auto ref = state(side, i);
+  std::uint16_t cur = ref.load(std::memory_order_relaxed);
+  for (;;) {
+    assert(cur != kIllegal);
+    if (is_resolved(cur)) {
+      assert((cur - 1) % 2 == 1 && "a predecessor of a loss cannot be lost");
+      if (cur - 1 <= ply) return;
+    }
+    if (ref.compare_exchange_weak(cur, resolved(ply), std::memory_order_relaxed)) break;
+  }
+  note_ply(ply);
+  note_chunk(side, i, ply);
+}
+
+void Solver::count_down(int side, std::uint64_t i, int successor_ply, int weight) {
+  auto ref = state(side, i);
+  const std::uint16_t cur = ref.load(std::memory_order_relaxed);
+  if (!can_lose(cur)) return;
+  const std::uint8_t before = count(side, i).fetch_sub(std::uint8_t(weight), std::memory_order_relaxed);
+  assert(before >= weight);
+  if (before != weight) return;
+  const int floor = cur == kUnknown ? 0 : cur & ~kFloorBit;
+  const int ply = std::max(successor_ply + 1, floor);
+  ref.store(resolved(ply), std::memory_order_relaxed);
+  note_ply(ply);
+  note_chunk(side, i, ply);
+}
+
+void Solver::propagate(int side, std::uint64_t i, int ply) {
+  Board b;
+  [[maybe_unused]] const bool ok = scheme_.decode(i, Color(side), b);
+  assert(ok);
+  const int pred_side = 1 - side;
+  for_each_unmove(b, [&](const Board& pred, const UnmoveInfo& ui) {
+    const std::uint64_t p = scheme_.encode(pred);
+    std::optional<DtmValue> ep;
+    if (ui.double_push) ep = en_passant_value(b, Square((ui.from.index() + ui.to.index()) / 2));
+    if (ply % 2 == 0) {
+      int win = ply + 1;
+      if (ep) {
+        // The opponent chooses between this position and the en-passant capture.
+        if (!ep->is_loss()) return;
+        win = std::max(ply, ep->plies()) + 1;
+      }
+      mark_win(pred_side, p, win);
+    } else {
+      if (ep && ep->is_win() && ep->plies() < ply) return;  // counted at ply ep->plies() already
+      count_down(pred_side, p, ply, scheme_.stabilizer_size(pred));
+    }
+  });
+}
+
+std::shared_ptr<SolvedTable> Solver::run() {
+  const std::uint64_t n = scheme_.size();
+  for (int s = 0; s < 2; ++s) {
+    state_[s].assign(n, kUnknown);
+    count_[s].assign(n, 0);
+    chunk_plies_[s].assign((n + kChunk - 1) / kChunk, 0);
+  }
+  const std::uint64_t per_side = (n + kChunk - 1) / kChunk;
+  std::vector<std::vector<Deferred>> chunk_deferred(2 * per_side);
+  if (progress_) progress_({"init", 0, 0, 2 * n});
+  for_each_chunk([&](int side, std::uint64_t first, std::uint64_t last, std::uint64_t chunk) {
+    for (std::uint64_t i = first; i < last; ++i) init_position(side, i, chunk_deferred[chunk]);
+  });
+  std::vector<Deferred> deferred;
+  for (auto& d : chunk_deferred) deferred.insert(deferred.end(), d.begin(), d.end());
+  chunk_deferred.clear();
+  std::sort(deferred.begin(), deferred.end(), [](const Deferred& a, const Deferred& b) { return a.ply < b.ply; });
+  const int last_deferred = deferred.empty() ? 0 : deferred.back().ply;
+
+  std::uint64_t resolved_total = 0;
+  std::size_t next_deferred = 0;
+  for (int ply = 0; ply <= std::max(max_ply_.load(), last_deferred); ++ply) {
+    std::atomic<std::uint64_t> found{0};
+    const std::uint16_t target = resolved(ply);
+    for_each_chunk([&](int side, std::uint64_t first, std::uint64_t last, std::uint64_t) {
+      std::uint64_t local = 0;
+      if (!chunk_may_hold(side, first, ply)) return;
+      for (std::uint64_t i = first; i < last; ++i) {
+        if (state(side, i).load(std::memory_order_relaxed) != target) continue;
+        ++local;
+        propagate(side, i, ply);
+      }
+      found.fetch_add(local, std::memory_order_relaxed);
+    });
+    for (; next_deferred < deferred.size() && deferred[next_deferred].ply <= ply; ++next_deferred) {
+      const Deferred& d = deferred[next_deferred];
+      assert(d.ply == ply);
+      const std::uint16_t succ = state_[1 - d.side][d.succ];
+      if (is_resolved(succ) && (succ - 1) % 2 == 1 && succ - 1 <= ply) continue;  // counted by propagate
+      count_down(d.side, d.pred, ply, 1);
+    }
+    resolved_total += found.load();
+    if (progress_) progress_({"retro", ply, resolved_total, 2 * n});
+  }
+
+  if (progress_) progress_({"finish", 0, resolved_total, 2 * n});
+  for (int s = 0; s < 2; ++s) {
+    count_[s] = {};
+    auto& out = table_->values[s];
+    out.resize(n);
+    for (std::uint64_t i = 0; i < n; ++i) {
+      const std::uint16_t st = state_[s][i];
+      if (st == kIllegal) {
+        out[i] = DtmValue::illegal();
+      } else if (is_resolved(st)) {
+        const int ply = st - 1;
+        out[i] = ply % 2 ? DtmValue::win_in_plies(ply) : DtmValue::loss_in_plies(ply);
+      } else {
+        out[i] = DtmValue::draw();
+      }
+    }
+    state_[s] = {};
+  }
+  return table_;
+}
+
+}  // namespace
+
+std::uint64_t solve_bytes(const Material& material) {
+  const IndexScheme scheme(material);
+  // Solver state (2 bytes) and move counter (1 byte) per slot and side; the output (2 bytes) replaces
+  // the state one side at a time.
+  return scheme.size() * 2 * 3 + scheme.size() * 2 + (64U << 20);
+}
+
+Result<std::shared_ptr<SolvedTable>> solve_table(const Material& material, const TableSet& subtables,
+                                                 tbb::task_arena& arena, const ProgressFn& progress) {
+  for (const Material& sub : material.conversions())
+    if (!subtables.contains(sub))
+      return make_error(ErrorCode::kUnavailable, material.name() + ": needs table " + sub.name() + " first");
+  Solver solver(material, subtables, arena, progress);
+  return solver.run();
+}
+
+}  // namespace tbkit::gen

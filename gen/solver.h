@@ -1,0 +1,34 @@
+// The retrograde solver: computes one material's DTM values for both sides to move.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string_view>
+
+#include <tbb/task_arena.h>
+
+#include "chess/result.h"
+#include "gen/table_set.h"
+
+namespace tbkit::gen {
+
+struct SolveProgress {
+  std::string_view phase;   // "init", "retro" or "finish"
+  int ply = 0;              // retro: the ply being propagated
+  std::uint64_t done = 0;   // index slots processed (init) or positions resolved so far (retro)
+  std::uint64_t total = 0;  // index slots over both sides
+};
+using ProgressFn = std::function<void(const SolveProgress&)>;
+
+// Bytes the solver needs for `material` on top of the tables it converts into.
+[[nodiscard]] std::uint64_t solve_bytes(const Material& material);
+
+// Solves a normalized material. Every table it converts into (Material::conversions) must be in
+// `subtables`, else kUnavailable naming the missing one. Runs its parallel loops in `arena`; the
+// result is identical for any arena size. `progress` (may be empty) is called from the calling
+// thread between steps.
+[[nodiscard]] Result<std::shared_ptr<SolvedTable>> solve_table(const Material& material, const TableSet& subtables,
+                                                               tbb::task_arena& arena, const ProgressFn& progress = {});
+
+}  // namespace tbkit::gen

@@ -1,0 +1,58 @@
+#include "gen/table_set.h"
+
+#include <algorithm>
+
+
+namespace tbkit::gen {
+
+using namespace chess;
+
+Board color_flipped(const Board& b) {
+  Board f;
+  for (int c = 0; c < 2; ++c) {
+    f.by_color[1 - c] = __builtin_bswap64(b.by_color[c]);
+  }
+  for (int t = 0; t < 6; ++t) f.by_type[t] = __builtin_bswap64(b.by_type[t]);
+  f.side = ~b.side;
+  return f;
+}
+
+void TableSet::add(std::shared_ptr<const SolvedTable> table) {
+  const Material& m = table->material();
+  entries_.push_back({m.key(), false, table.get()});
+  if (!m.is_symmetric()) entries_.push_back({m.flipped().key(), true, table.get()});
+  tables_.push_back(std::move(table));
+}
+
+const SolvedTable* TableSet::find(const Material& normalized) const {
+  for (const auto& t : tables_)
+    if (t->material() == normalized) return t.get();
+  return nullptr;
+}
+
+DtmValue TableSet::probe(const Board& b) const {
+  const std::uint32_t key = b.material().key();
+  if (key == 0) return DtmValue::draw();
+  for (const Entry& e : entries_) {
+    if (e.key != key) continue;
+    return e.flip ? e.table->value(color_flipped(b)) : e.table->value(b);
+  }
+  assert(false && "probe: table not loaded");
+  return DtmValue::illegal();
+}
+
+void TableSet::retain_only(const std::vector<Material>& keep) {
+  std::erase_if(tables_, [&](const auto& t) { return std::find(keep.begin(), keep.end(), t->material()) == keep.end(); });
+  entries_.clear();
+  auto tables = std::move(tables_);
+  tables_.clear();
+  for (auto& t : tables) add(std::move(t));
+}
+
+std::size_t TableSet::bytes() const {
+  std::size_t n = 0;
+  for (const auto& t : tables_) n += (t->values[0].size() + t->values[1].size()) * sizeof(DtmValue);
+  return n;
+}
+
+}  // namespace tbkit::gen

@@ -1,0 +1,57 @@
+// TableSet: solved tables held in memory, looked up by material in either colour orientation.
+// Filled by one thread, then read concurrently (probe is const and thread-safe).
+#pragma once
+
+#include <array>
+#include <filesystem>
+#include <memory>
+#include <vector>
+
+#include "chess/result.h"
+#include "formats/dtm_value.h"
+#include "gen/board.h"
+#include "gen/index_scheme.h"
+
+namespace tbkit::gen {
+
+using formats::DtmValue;
+
+// One material's values for both sides to move, stored with the normalized material as White.
+struct SolvedTable {
+  explicit SolvedTable(const Material& m) : scheme(m) {}
+  IndexScheme scheme;
+  std::array<std::vector<DtmValue>, 2> values;  // [side to move][index]
+
+  [[nodiscard]] const Material& material() const { return scheme.material(); }
+  // The value of a legal board of this exact material (White = stored White).
+  [[nodiscard]] DtmValue value(const Board& b) const { return values[index_of(b.side)][scheme.encode(b)]; }
+};
+
+// The board with colours swapped and ranks mirrored (same game value for the side to move).
+[[nodiscard]] Board color_flipped(const Board& b);
+
+class TableSet {
+ public:
+  void add(std::shared_ptr<const SolvedTable> table);
+  // Loads a table file written by write_solved_table. Errors as formats::TableFile::open/values,
+  // plus kCorrupt when the header does not match the material's index.
+  [[nodiscard]] Status load(const std::filesystem::path& path, const Material& expected);
+  [[nodiscard]] const SolvedTable* find(const Material& normalized) const;
+  [[nodiscard]] bool contains(const Material& normalized) const { return find(normalized) != nullptr; }
+  // The value of any legal board whose table is in the set (bare kings: draw). Precondition: present.
+  [[nodiscard]] DtmValue probe(const Board& b) const;
+  // Releases tables not in `keep` (to bound memory during long runs).
+  void retain_only(const std::vector<Material>& keep);
+  [[nodiscard]] std::size_t bytes() const;
+
+ private:
+  struct Entry {
+    std::uint32_t key;
+    bool flip;
+    const SolvedTable* table;
+  };
+  std::vector<std::shared_ptr<const SolvedTable>> tables_;
+  std::vector<Entry> entries_;
+};
+
+}  // namespace tbkit::gen

@@ -1,0 +1,53 @@
+// The synthetic tables behind tests/golden/*.tbk: values are a fixed function of the index, so a
+// reader of any later version can check every value of the golden files.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "formats/dtm_value.h"
+#include "formats/table_file.h"
+
+namespace tbkit::golden {
+
+struct GoldenTable {
+  std::string file;  // name under tests/golden/
+  formats::TableInfo info;
+  formats::TableWriteOptions options;
+  int value_range = 0;  // distinct win/loss depths: > 128 gives 16-bit symbols
+};
+
+inline std::vector<GoldenTable> golden_tables() {
+  formats::TableWriteOptions small;
+  small.block_bytes = 256;
+  formats::TableWriteOptions dict = small;
+  dict.block_bytes = 512;
+  dict.dictionary_bytes = 1024;
+  return {
+      {"v1-8bit.tbk", {"KQvK", 1, 3000, "tbkit golden", 1763769600}, small, 20},
+      {"v1-16bit.tbk", {"KRPvKR", 2, 1500, "tbkit golden", 0}, small, 300},
+      {"v1-dict.tbk", {"KBNvK", 3, 20000, "tbkit golden", 1763769600}, dict, 40},
+  };
+}
+
+// Value of slot `index` for side 0 (White) or 1 (Black).
+inline formats::DtmValue golden_value(int side, std::uint64_t index, int value_range) {
+  std::uint64_t h = (index + 1) * 0x9E3779B97F4A7C15ULL + std::uint64_t(side) * 0xD1B54A32D192ED03ULL;
+  h ^= h >> 29;
+  const auto depth = int((index / 8 + h % 2) % std::uint64_t(value_range));
+  switch ((index / 4 + h % 3) % 13) {
+    case 0: return formats::DtmValue::illegal();
+    case 1: case 2: case 3: return formats::DtmValue::draw();
+    case 4: case 5: case 6: return formats::DtmValue::loss_in_plies(2 * depth);
+    default: return formats::DtmValue::win_in_plies(2 * depth + 1);
+  }
+}
+
+inline std::vector<formats::DtmValue> golden_values(const GoldenTable& t, int side) {
+  std::vector<formats::DtmValue> v(t.info.positions_per_side);
+  for (std::uint64_t i = 0; i < v.size(); ++i) v[i] = golden_value(side, i, t.value_range);
+  return v;
+}
+
+}  // namespace tbkit::golden

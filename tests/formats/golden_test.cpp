@@ -1,0 +1,97 @@
+#include <catch2/catch.hpp>
+
+#include <fstream>
+#include <sstream>
+
+#include "formats/table_file.h"
+#include "tests/formats/golden_data.h"
+
+using namespace tbkit;
+using namespace tbkit::formats;
+
+namespace {
+
+const std::filesystem::path kGolden = std::filesystem::path(TBKIT_SOURCE_DIR) / "tests/golden";
+const std::filesystem::path kGoldenErrors = std::filesystem::path(TBKIT_SOURCE_DIR) / "tests/golden-errors";
+
+const char* code_name(ErrorCode c) {
+  switch (c) {
+    case ErrorCode::kCorrupt: return "corrupt";
+    case ErrorCode::kVersion: return "version";
+    case ErrorCode::kIo: return "io";
+    default: return "other";
+  }
+}
+
+}  // namespace
+
+TEST_CASE("Golden v1 table files keep reading", "[formats][golden]") {
+  for (const auto& t : golden::golden_tables()) {
+    INFO(t.file);
+    auto table = TableFile::open(kGolden / t.file);
+    REQUIRE(table.ok());
+    CHECK(table->info().material == t.info.material);
+    CHECK(table->info().index_scheme == t.info.index_scheme);
+    CHECK(table->info().positions_per_side == t.info.positions_per_side);
+    CHECK(table->info().generator == t.info.generator);
+    CHECK(table->info().created == t.info.created);
+    REQUIRE(table->verify().ok());
+    for (int side = 0; side < 2; ++side) {
+      const auto expected = golden::golden_values(t, side);
+      auto got = table->values(chess::Color(side), 0, expected.size());
+      REQUIRE(got.ok());
+      for (std::size_t i = 0; i < expected.size(); ++i)
+        if (!expected[i].is_illegal()) REQUIRE(got->at(i) == expected[i]);
+      for (std::size_t i = 0; i < expected.size(); i += 101)
+        if (!expected[i].is_illegal()) REQUIRE(table->value(chess::Color(side), i).value() == expected[i]);
+    }
+  }
+  CHECK(TableFile::open(kGolden / "v1-8bit.tbk")->symbol_count() <= 256);
+  CHECK(TableFile::open(kGolden / "v1-16bit.tbk")->symbol_count() > 256);
+  CHECK(TableFile::open(kGolden / "v1-dict.tbk")->dictionary_size() > 0);
+}
+
+// tests/golden-errors/expected.txt: "file|code|stage|message after '<path>: '" per line.
+TEST_CASE("Damaged table files are rejected with the expected errors", "[formats][golden]") {
+  std::ifstream manifest(kGoldenErrors / "expected.txt");
+  REQUIRE(manifest.good());
+  int cases = 0;
+  for (std::string line; std::getline(manifest, line);) {
+    if (line.empty() || line[0] == '#') continue;
+    std::istringstream fields(line);
+    std::string file, code, stage, message;
+    std::getline(fields, file, '|');
+    std::getline(fields, code, '|');
+    std::getline(fields, stage, '|');
+    std::getline(fields, message);
+    INFO(line);
+    const auto path = kGoldenErrors / file;
+    REQUIRE(std::filesystem::exists(path));
+    auto table = TableFile::open(path);
+    Error error;
+    if (stage == "open") {
+      REQUIRE(!table.ok());
+      error = table.error();
+    } else {
+      REQUIRE(stage == "verify");
+      REQUIRE(table.ok());
+      auto st = table->verify();
+      REQUIRE(!st.ok());
+      error = st.error();
+    }
+    CHECK(code_name(error.code) == code);
+    CHECK(error.message == path.string() + ": " + message);
+    ++cases;
+  }
+  CHECK(cases >= 8);
+}
+
+TEST_CASE("Missing and unreadable table files are I/O errors", "[formats][golden]") {
+  auto missing = TableFile::open(kGoldenErrors / "no-such-file.tbk");
+  REQUIRE(!missing.ok());
+  CHECK(missing.error().code == ErrorCode::kIo);
+  CHECK(missing.error().message.find("no-such-file.tbk: cannot open") != std::string::npos);
+  auto dir = TableFile::open(kGoldenErrors);
+  REQUIRE(!dir.ok());
+  CHECK(dir.error().code == ErrorCode::kIo);
+}

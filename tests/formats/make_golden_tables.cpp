@@ -1,0 +1,63 @@
+// Writes tests/golden/*.tbk and tests/golden-errors/*.tbk (run by hand when the format version
+// changes; existing golden files must keep reading). Usage: make_golden_tables SOURCE_DIR
+#include <cstdio>
+#include <fstream>
+#include <iterator>
+
+#include "formats/byte_order.h"
+#include "tests/formats/golden_data.h"
+
+using namespace tbkit;
+
+namespace {
+
+std::vector<std::byte> read_bytes(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::vector<char> c((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::vector<std::byte> b(c.size());
+  for (std::size_t i = 0; i < c.size(); ++i) b[i] = std::byte(c[i]);
+  return b;
+}
+
+bool write_bytes(const std::filesystem::path& p, std::span<const std::byte> b) {
+  std::ofstream out(p, std::ios::binary);
+  out.write(reinterpret_cast<const char*>(b.data()), std::streamsize(b.size()));
+  return bool(out);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 2) {
+    std::fprintf(stderr, "usage: make_golden_tables SOURCE_DIR\n");
+    return 2;
+  }
+  const std::filesystem::path root = argv[1];
+  for (const auto& t : golden::golden_tables()) {
+    const auto w = golden::golden_values(t, 0);
+    const auto b = golden::golden_values(t, 1);
+    auto st = formats::write_table_file(root / "tests/golden" / t.file, t.info, w, b, t.options);
+    if (!st) {
+      std::fprintf(stderr, "%s\n", st.error().message.c_str());
+      return 3;
+    }
+  }
+  // Damaged copies of the 8-bit golden file.
+  const auto good = read_bytes(root / "tests/golden/v1-8bit.tbk");
+  const auto errors = root / "tests/golden-errors";
+  auto variant = [&](const char* name, auto&& damage) {
+    auto bytes = good;
+    damage(bytes);
+    return write_bytes(errors / name, bytes);
+  };
+  bool ok = true;
+  ok &= variant("truncated.tbk", [](auto& v) { v.resize(v.size() - 10); });
+  ok &= variant("truncated-header.tbk", [](auto& v) { v.resize(100); });
+  ok &= variant("empty.tbk", [](auto& v) { v.clear(); });
+  ok &= variant("bad-magic.tbk", [](auto& v) { v[0] = std::byte{'X'}; });
+  ok &= variant("wrong-version.tbk", [](auto& v) { formats::store_le<std::uint32_t>(&v[8], 2); });
+  ok &= variant("bad-header-checksum.tbk", [](auto& v) { v[40] = std::byte{'X'}; });  // in the generator text
+  ok &= variant("bad-metadata-checksum.tbk", [](auto& v) { v[128] ^= std::byte{0x01}; });  // first symbol
+  ok &= variant("bad-block-checksum.tbk", [](auto& v) { v[v.size() - 3] ^= std::byte{0x10}; });  // last block
+  return ok ? 0 : 3;
+}

@@ -1,0 +1,153 @@
+// measure_table_sizes [MAX_MEN | MATERIAL...] [--variants NAME,...]: solves the tables in memory
+// with the generator, encodes each with several writer variants and prints one JSON object per
+// variant (total bytes, per-table bytes, random-probe time). The figures behind the
+// "Measurements" section of docs/formats/table.md. A development tool, not a test.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "formats/table_file.h"
+#include "gen/solver.h"
+
+using namespace tbkit;
+using namespace tbkit::formats;
+
+namespace {
+
+struct Variant {
+  std::string name;
+  TableWriteOptions options;
+};
+
+std::vector<Variant> all_variants() {
+  std::vector<Variant> v;
+  TableWriteOptions base;
+  base.symbol_order = SymbolOrder::kValue;
+  base.fill_illegal = false;
+  base.wide_symbols = true;
+  base.block_bytes = 65536;
+  v.push_back({"codes16-nofill", base});
+  base.fill_illegal = true;
+  v.push_back({"codes16-fill", base});
+  base.wide_symbols = false;
+  v.push_back({"codes8-value-order-fill", base});
+  base.symbol_order = SymbolOrder::kFrequency;
+  v.push_back({"codes8-frequency-fill", base});
+  auto fill_off = base;
+  fill_off.fill_illegal = false;
+  v.push_back({"codes8-frequency-nofill", fill_off});
+  for (std::uint32_t kb : {8U, 16U, 32U, 128U, 1024U}) {
+    auto b = base;
+    b.block_bytes = kb * 1024;
+    v.push_back({"block" + std::to_string(kb) + "k", b});
+  }
+  for (int level : {3, 9, 22}) {
+    auto b = base;
+    b.compression_level = level;
+    v.push_back({"level" + std::to_string(level), b});
+  }
+  for (std::uint32_t kb : {4U, 16U, 64U}) {
+    auto b = base;
+    b.dictionary_bytes = kb * 1024;
+    v.push_back({"dict" + std::to_string(kb) + "k", b});
+    b.block_bytes = 16384;
+    v.push_back({"dict" + std::to_string(kb) + "k-block16k", b});
+  }
+  return v;
+}
+
+// Mean time of one value() at a random slot; `sum` collects the results so the loop is kept.
+double probe_microseconds(const TableFile& file, const gen::SolvedTable& t, std::uint64_t& sum) {
+  std::mt19937_64 rng(42);
+  const int probes = 2000;
+  const auto t0 = std::chrono::steady_clock::now();
+  for (int i = 0; i < probes; ++i) {
+    const auto side = chess::Color(rng() & 1);
+    const std::uint64_t index = rng() % t.scheme.size();
+    sum += file.value(side, index)->raw();
+  }
+  const double us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
+  return us / probes;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<gen::Material> wanted;
+  std::vector<std::string> only;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--variants" && i + 1 < argc) {
+      std::string list = argv[++i];
+      for (std::size_t s = 0; s <= list.size();) {
+        const auto e = std::min(list.find(',', s), list.size());
+        only.push_back(list.substr(s, e - s));
+        s = e + 1;
+      }
+    } else if (a.size() == 1 && a[0] >= '3' && a[0] <= '5') {
+      const auto all = gen::all_materials(a[0] - '0');
+      wanted.insert(wanted.end(), all.begin(), all.end());
+    } else if (auto m = gen::Material::parse(a)) {
+      wanted.push_back(m->normalized());
+    } else {
+      std::fprintf(stderr, "measure_table_sizes: %s\n", m.error().message.c_str());
+      return 2;
+    }
+  }
+  if (wanted.empty()) wanted = gen::all_materials(4);
+
+  gen::TableSet set;
+  tbb::task_arena arena(int(std::max(1U, std::thread::hardware_concurrency())));
+  std::vector<std::shared_ptr<const gen::SolvedTable>> solved;
+  for (const gen::Material& m : gen::dependency_closure(wanted)) {
+    auto t = gen::solve_table(m, set, arena);
+    if (!t) {
+      std::fprintf(stderr, "measure_table_sizes: %s: %s\n", m.name().c_str(), t.error().message.c_str());
+      return 1;
+    }
+    std::shared_ptr<const gen::SolvedTable> table = std::move(*t);
+    set.add(table);
+    if (std::find(wanted.begin(), wanted.end(), m) != wanted.end()) solved.push_back(table);
+    std::fprintf(stderr, "solved %s\n", m.name().c_str());
+  }
+
+  for (const Variant& v : all_variants()) {
+    if (!only.empty() && std::find(only.begin(), only.end(), v.name) == only.end()) continue;
+    std::uint64_t total = 0, values = 0;
+    double encode_s = 0, probe_us_sum = 0;
+    std::uint64_t probe_sum = 0;
+    std::string per_table;
+    for (const auto& t : solved) {
+      const TableInfo info{t->material().name(), t->scheme.id(), t->scheme.size(), "tbkit measure", 0};
+      const auto t0 = std::chrono::steady_clock::now();
+      auto bytes = encode_table(info, t->values[0], t->values[1], v.options);
+      encode_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      if (!bytes) {
+        std::fprintf(stderr, "measure_table_sizes: %s\n", bytes.error().message.c_str());
+        return 1;
+      }
+      auto file = TableFile::open_memory(*bytes, info.material);
+      if (!file || !file->verify()) {
+        std::fprintf(stderr, "measure_table_sizes: %s does not read back\n", info.material.c_str());
+        return 1;
+      }
+      probe_us_sum += probe_microseconds(*file, *t, probe_sum);
+      total += bytes->size();
+      values += 2 * t->scheme.size();
+      per_table += (per_table.empty() ? "" : ", ") + ("\"" + info.material + "\": " + std::to_string(bytes->size()));
+    }
+    std::printf("{\"variant\": \"%s\", \"block_bytes\": %u, \"level\": %d, \"dictionary_bytes\": %u, \"tables\": %zu, "
+                "\"values\": %llu, \"total_bytes\": %llu, \"bits_per_value\": %.4f, \"encode_s\": %.2f, "
+                "\"mean_probe_us\": %.2f, \"probe_sum\": %llu, \"per_table\": {%s}}\n",
+                v.name.c_str(), v.options.block_bytes, v.options.compression_level, v.options.dictionary_bytes,
+                solved.size(), static_cast<unsigned long long>(values), static_cast<unsigned long long>(total),
+                8.0 * double(total) / double(values), encode_s, probe_us_sum / double(solved.size()), static_cast<unsigned long long>(probe_sum),
+                per_table.c_str());
+    std::fflush(stdout);
+  }
+  return 0;
+}

@@ -1,0 +1,128 @@
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <random>
+
+#include <unistd.h>
+
+#include "formats/table_file.h"
+
+using namespace tbkit;
+using namespace tbkit::formats;
+
+namespace {
+
+// A table shaped like a real one: mostly draws and short mates, some illegal slots, long tails.
+std::vector<DtmValue> synthetic_values(std::uint64_t n, std::uint32_t seed, int distinct_wins) {
+  std::mt19937 rng(seed);
+  std::vector<DtmValue> v(n);
+  for (auto& x : v) {
+    const auto r = rng() % 100;
+    if (r < 10) x = DtmValue::illegal();
+    else if (r < 40) x = DtmValue::draw();
+    else if (r < 75) x = DtmValue::win_in_plies(2 * int(rng() % std::uint32_t(distinct_wins)) + 1);
+    else x = DtmValue::loss_in_plies(2 * int(rng() % std::uint32_t(distinct_wins)));
+  }
+  return v;
+}
+
+TableInfo info_for(std::uint64_t n) { return TableInfo{"KQvK", 7, n, "tbkit test", 1700000000}; }
+
+void check_same(const TableFile& t, chess::Color side, const std::vector<DtmValue>& expected) {
+  auto all = t.values(side, 0, expected.size());
+  REQUIRE(all.ok());
+  for (std::size_t i = 0; i < expected.size(); ++i)
+    if (!expected[i].is_illegal()) REQUIRE(all->at(i) == expected[i]);
+}
+
+std::filesystem::path temp_path(const std::string& leaf) {
+  return std::filesystem::temp_directory_path() / ("tbkit-" + std::to_string(::getpid()) + "-" + leaf);
+}
+
+}  // namespace
+
+TEST_CASE("Table files round-trip values for both sides", "[formats][table]") {
+  const std::uint64_t n = 50'000;
+  const auto white = synthetic_values(n, 1, 20);
+  const auto black = synthetic_values(n, 2, 20);
+  const auto path = temp_path("roundtrip.tbk");
+  TableWriteOptions opt;
+  opt.block_bytes = 4096;
+  SECTION("8-bit symbols") {}
+  SECTION("16-bit symbols") { opt.wide_symbols = true; }
+  SECTION("no filling") { opt.fill_illegal = false; }
+  SECTION("dictionary") { opt.dictionary_bytes = 4096; }
+  REQUIRE(write_table_file(path, info_for(n), white, black, opt).ok());
+  CHECK(!std::filesystem::exists(path.string() + ".tmp"));
+  auto t = TableFile::open(path);
+  REQUIRE(t.ok());
+  CHECK(t->info().material == "KQvK");
+  CHECK(t->info().index_scheme == 7);
+  CHECK(t->info().positions_per_side == n);
+  CHECK(t->info().generator == "tbkit test");
+  CHECK(t->info().created == 1700000000);
+  CHECK(t->block_count() == 2 * ((n + t->values_per_block() - 1) / t->values_per_block()));
+  REQUIRE(t->verify().ok());
+  check_same(*t, chess::Color::kWhite, white);
+  check_same(*t, chess::Color::kBlack, black);
+  for (std::uint64_t i = 0; i < n; i += 997) {
+    if (!white[i].is_illegal()) CHECK(t->value(chess::Color::kWhite, i).value() == white[i]);
+    if (!black[i].is_illegal()) CHECK(t->value(chess::Color::kBlack, i).value() == black[i]);
+  }
+  if (!opt.fill_illegal) CHECK(t->value(chess::Color::kWhite, 0).value() == white[0]);
+  auto out_of_range = t->value(chess::Color::kWhite, n);
+  REQUIRE(!out_of_range.ok());
+  CHECK(out_of_range.error().code == ErrorCode::kInvalidArgument);
+  std::filesystem::remove(path);
+}
+
+TEST_CASE("Tables with more than 256 distinct values use 16-bit symbols", "[formats][table]") {
+  const std::uint64_t n = 20'000;
+  const auto white = synthetic_values(n, 3, 400);
+  const auto black = synthetic_values(n, 4, 400);
+  auto bytes = encode_table(info_for(n), white, black);
+  REQUIRE(bytes.ok());
+  auto t = TableFile::open_memory(*bytes, "memory");
+  REQUIRE(t.ok());
+  CHECK(t->symbol_count() > 256);
+  CHECK(t->values_per_block() == TableWriteOptions{}.block_bytes / 2);
+  REQUIRE(t->verify().ok());
+  check_same(*t, chess::Color::kWhite, white);
+  check_same(*t, chess::Color::kBlack, black);
+}
+
+TEST_CASE("Table output is bit-identical for identical input", "[formats][table]") {
+  const std::uint64_t n = 30'000;
+  const auto white = synthetic_values(n, 5, 30);
+  const auto black = synthetic_values(n, 6, 30);
+  TableWriteOptions opt;
+  opt.dictionary_bytes = 2048;
+  opt.block_bytes = 2048;
+  auto a = encode_table(info_for(n), white, black, opt);
+  auto b = encode_table(info_for(n), white, black, opt);
+  REQUIRE(a.ok());
+  REQUIRE(b.ok());
+  CHECK(*a == *b);
+  const auto path = temp_path("identical.tbk");
+  REQUIRE(write_table_file(path, info_for(n), white, black, opt).ok());
+  std::ifstream in(path, std::ios::binary);
+  std::vector<char> on_disk((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  REQUIRE(on_disk.size() == a->size());
+  CHECK(std::equal(on_disk.begin(), on_disk.end(), a->begin(), [](char c, std::byte x) { return std::byte(c) == x; }));
+  std::filesystem::remove(path);
+}
+
+TEST_CASE("Table writer rejects bad arguments and cleans up", "[formats][table]") {
+  const std::vector<DtmValue> v(100, DtmValue::draw());
+  CHECK(encode_table(TableInfo{"KQK", 0, 100, "", 0}, v, v).error().code == ErrorCode::kInvalidArgument);
+  CHECK(encode_table(TableInfo{"KQvK", 0, 99, "", 0}, v, v).error().code == ErrorCode::kInvalidArgument);
+  TableWriteOptions opt;
+  opt.block_bytes = 100;
+  CHECK(encode_table(info_for(100), v, v, opt).error().code == ErrorCode::kInvalidArgument);
+  const auto dir = temp_path("no-such-dir");
+  auto st = write_table_file(dir / "x.tbk", info_for(100), v, v);
+  REQUIRE(!st.ok());
+  CHECK(st.error().code == ErrorCode::kIo);
+  CHECK(st.error().message.find("x.tbk.tmp") != std::string::npos);
+}

@@ -1,0 +1,146 @@
+#include <catch2/catch.hpp>
+
+#include <random>
+
+#include "gen/index_scheme.h"
+
+using namespace tbkit::gen;
+using namespace tbkit::chess;
+
+namespace {
+
+Material mat(const char* name) { return Material::parse(name).value(); }
+
+// Every slot either decodes to a board that encodes back to it, or is unused.
+// (Failures are counted and checked once: millions of REQUIREs are slow under sanitizers.)
+std::uint64_t check_round_trip(const IndexScheme& scheme) {
+  std::uint64_t used = 0, bad = 0;
+  Board b;
+  for (std::uint64_t i = 0; i < scheme.size(); ++i) {
+    if (!scheme.decode(i, Color::kWhite, b)) continue;
+    bad += scheme.encode(b) != i || !(b.material() == scheme.material());
+    ++used;
+  }
+  CHECK(bad == 0);
+  CHECK(used > scheme.size() / 2);
+  return used;
+}
+
+Board symmetric_image(const Board& b, int t) {
+  Board out;
+  out.side = b.side;
+  for (int c = 0; c < 2; ++c)
+    for (int p = 0; p < 6; ++p)
+      for (Bitboard bb = b.pieces(Color(c), PieceType(p)); bb;) out.put(Color(c), PieceType(p), apply_symmetry(t, pop_lsb(bb)));
+  return out;
+}
+
+// Places the men of `scheme` on random distinct squares until a legal board comes up.
+Board random_board(const IndexScheme& scheme, std::mt19937_64& rng) {
+  const Material& m = scheme.material();
+  for (;;) {
+    Board b;
+    b.side = Color(rng() & 1);
+    bool ok = true;
+    auto place = [&](Color c, PieceType t) {
+      Square s(int(rng() % 64));
+      if (b.occupied() & s.bb()) ok = false;
+      if (t == PieceType::kPawn && (s.rank() == 0 || s.rank() == 7)) ok = false;
+      b.put(c, t, s);
+    };
+    place(Color::kWhite, PieceType::kKing);
+    place(Color::kBlack, PieceType::kKing);
+    for (int c = 0; c < 2; ++c)
+      for (int t = 0; t < 5; ++t)
+        for (int k = 0; k < m.count(Color(c), PieceType(t)); ++k) place(Color(c), PieceType(t));
+    if (ok && b.material() == m && !(king_attacks(b.king(Color::kWhite)) & b.pieces(Color::kBlack, PieceType::kKing)))
+      return b;
+  }
+}
+
+}  // namespace
+
+TEST_CASE("King pair counts", "[gen][index]") {
+  CHECK(IndexScheme(mat("KQvK")).king_pairs() == 462);
+  CHECK(IndexScheme(mat("KPvK")).king_pairs() == 1806);
+  CHECK(IndexScheme(mat("KQvK")).size() == 462 * 62);
+  CHECK(IndexScheme(mat("KBBvK")).size() == 462 * 62 * 61 / 2);
+  CHECK(IndexScheme(mat("KPvKP")).size() == 1806 * 48 * 47);
+}
+
+TEST_CASE("Index is a bijection over all placements (3 men)", "[gen][index]") {
+  for (const char* name : {"KQvK", "KPvK"}) {
+    INFO(name);
+    const IndexScheme scheme(mat(name));
+    const std::uint64_t used = check_round_trip(scheme);
+    // Every placement of the men (kings apart, pawns off the back ranks) and each of its
+    // symmetric images maps to one slot, and the slots' orbits add up to all placements.
+    const int symmetries = scheme.material().has_pawns() ? 2 : 8;
+    const PieceType extra = scheme.material().has_pawns() ? PieceType::kPawn : PieceType::kQueen;
+    std::uint64_t placements = 0, orbit_total = 0, bad = 0;
+    std::vector<std::uint8_t> seen(scheme.size(), 0);
+    for (int wk = 0; wk < 64; ++wk)
+      for (int bk = 0; bk < 64; ++bk) {
+        if (wk == bk || (king_attacks(Square(wk)) & Square(bk).bb())) continue;
+        for (int x = 0; x < 64; ++x) {
+          if (x == wk || x == bk) continue;
+          if (extra == PieceType::kPawn && (Square(x).rank() == 0 || Square(x).rank() == 7)) continue;
+          Board b;
+          b.put(Color::kWhite, PieceType::kKing, Square(wk));
+          b.put(Color::kBlack, PieceType::kKing, Square(bk));
+          b.put(Color::kWhite, extra, Square(x));
+          ++placements;
+          const std::uint64_t i = scheme.encode(b);
+          if (i >= scheme.size()) {
+            ++bad;
+            continue;
+          }
+          for (int t = 0; t < symmetries; ++t) bad += scheme.encode(symmetric_image(b, t)) != i;
+          Board canonical;
+          if (!scheme.decode(i, Color::kWhite, canonical)) {
+            ++bad;
+            continue;
+          }
+          bool same_orbit = false;
+          for (int t = 0; t < symmetries; ++t) same_orbit |= symmetric_image(b, t) == canonical;
+          bad += !same_orbit;
+          if (!seen[i]) {
+            seen[i] = 1;
+            orbit_total += std::uint64_t(scheme.orbit_size(canonical));
+          }
+        }
+      }
+    CHECK(bad == 0);
+    CHECK(placements == orbit_total);
+    CHECK(std::uint64_t(std::count(seen.begin(), seen.end(), 1)) == used);
+  }
+}
+
+TEST_CASE("Index round trip and symmetry (4 men)", "[gen][index]") {
+  std::mt19937_64 rng(12345);
+  for (const char* name : {"KBBvK", "KQvKR", "KPvKP", "KRPvK", "KPPvK"}) {
+    INFO(name);
+    const IndexScheme scheme(mat(name));
+    check_round_trip(scheme);
+    const int symmetries = scheme.material().has_pawns() ? 2 : 8;
+    std::uint64_t bad = 0;
+    for (int n = 0; n < 20000; ++n) {
+      const Board b = random_board(scheme, rng);
+      const std::uint64_t i = scheme.encode(b);
+      if (i >= scheme.size()) {
+        ++bad;
+        continue;
+      }
+      for (int t = 0; t < symmetries; ++t) bad += scheme.encode(symmetric_image(b, t)) != i;
+      Board canonical;
+      if (!scheme.decode(i, b.side, canonical)) {
+        ++bad;
+        continue;
+      }
+      bool same_orbit = false;
+      for (int t = 0; t < symmetries; ++t) same_orbit |= symmetric_image(b, t) == canonical;
+      bad += !same_orbit;
+    }
+    CHECK(bad == 0);
+  }
+}

@@ -1,0 +1,70 @@
+#include <catch2/catch.hpp>
+
+#include "chess/fen.h"
+#include "gen/consistency.h"
+#include "gen/solver.h"
+#include "gen/stats.h"
+#include "gen/value_ops.h"
+
+using namespace tbkit::gen;
+using namespace tbkit::chess;
+
+namespace {
+
+Material mat(const char* name) { return Material::parse(name).value(); }
+
+void solve_into(TableSet& set, const std::vector<Material>& wanted, tbb::task_arena& arena) {
+  for (const Material& m : dependency_closure(wanted)) {
+    if (set.contains(m)) continue;
+    auto t = solve_table(m, set, arena);
+    REQUIRE(t.ok());
+    set.add(std::move(*t));
+  }
+}
+
+DtmValue probe_fen(const TableSet& set, const char* fen) {
+  auto pos = parse_fen(fen);
+  REQUIRE(pos.ok());
+  return set.probe(board_from_position(*pos));
+}
+
+}  // namespace
+
+TEST_CASE("Generation is identical with 1 and 2 threads", "[gen][solver]") {
+  TableSet one, two;
+  tbb::task_arena arena1(1), arena2(2);
+  solve_into(one, {mat("KRvKN")}, arena1);
+  solve_into(two, {mat("KRvKN")}, arena2);
+  const SolvedTable& a = *one.find(mat("KRvKN"));
+  const SolvedTable& b = *two.find(mat("KRvKN"));
+  CHECK(a.values[0] == b.values[0]);
+  CHECK(a.values[1] == b.values[1]);
+  // KRvKN's longest mate: 40 moves.
+  CHECK(compute_stats(a).side[0].longest_win_plies == 79);
+}
+
+TEST_CASE("KPvKP: en passant, promotions, one-ply consistency", "[gen][solver][slow]") {
+  TableSet set;
+  tbb::task_arena arena(2);
+  solve_into(set, {mat("KPvKP")}, arena);
+  const SolvedTable& table = *set.find(mat("KPvKP"));
+
+  // Without the en-passant right White loses (Gaviota: mate in 15); with it, axb6 draws.
+  const DtmValue without = probe_fen(set, "7K/k7/8/Pp6/8/8/8/8 w - - 0 1");
+  CHECK(without == DtmValue::loss_in_plies(30));
+  auto with_ep = parse_fen("7K/k7/8/Pp6/8/8/8/8 w - b6 0 1");
+  REQUIRE(with_ep.ok());
+  Board b = board_from_position(*with_ep);
+  DtmValue best = without;
+  for_each_en_passant(b, Square(1, 5), [&](const Board& after) { best = better_of(best, back_up(set.probe(after))); });
+  CHECK(best == DtmValue::draw());
+  // So Black's b7-b5 in the position before only draws: the table must know that.
+  CHECK(probe_fen(set, "7K/kp6/8/P7/8/8/8/8 b - - 0 1") == value_from_successors(set, board_from_position(*parse_fen("7K/kp6/8/P7/8/8/8/8 b - - 0 1"))));
+  CHECK(probe_fen(set, "8/8/8/8/pP6/8/K7/7k b - - 0 1") == DtmValue::loss_in_plies(30));
+  CHECK(probe_fen(set, "8/7k/8/8/3p4/1K6/2P5/8 b - - 0 1") == DtmValue::loss_in_plies(38));
+
+  const ConsistencyReport report = check_consistency(table, set, arena);
+  INFO(report.first_failure);
+  CHECK(report.failed == 0);
+  CHECK(report.checked > 7000000);
+}

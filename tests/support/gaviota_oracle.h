@@ -1,0 +1,52 @@
+// GaviotaOracle: answers DTM queries from Gaviota tablebase files through libgaviotatb, as the
+// reference our generated tables are checked against (tests and verification scripts only).
+#pragma once
+
+#include <filesystem>
+#include <memory>
+#include <vector>
+
+#include "chess/position.h"
+#include "chess/result.h"
+#include "formats/dtm_value.h"
+
+namespace tbkit::testing {
+
+enum class OracleWdl : std::uint8_t { kLoss, kDraw, kWin };
+
+// The value for the side to move, in our convention: plies to mate, odd for wins, even for
+// losses, 0 when checkmated now; 0 for draws.
+struct OracleValue {
+  OracleWdl wdl = OracleWdl::kDraw;
+  int plies = 0;
+  [[nodiscard]] formats::DtmValue dtm() const;
+  friend bool operator==(const OracleValue&, const OracleValue&) = default;
+};
+
+class GaviotaOracle {
+ public:
+  // Initialises libgaviotatb on the directories (all holding files of one compression scheme,
+  // detected from the extension: .gtb.cp1 .. .gtb.cp4). libgaviotatb keeps global state, so at
+  // most one GaviotaOracle may be open in a process at a time. Errors: kUnavailable (no tables,
+  // another oracle open, mixed schemes), kIo (a directory cannot be read).
+  [[nodiscard]] static Result<GaviotaOracle> open(const std::vector<std::filesystem::path>& dirs);
+
+  GaviotaOracle(GaviotaOracle&& other) noexcept;
+  GaviotaOracle& operator=(GaviotaOracle&& other) noexcept;
+  GaviotaOracle(const GaviotaOracle&) = delete;
+  GaviotaOracle& operator=(const GaviotaOracle&) = delete;
+  ~GaviotaOracle();
+
+  // Probes the position (no castling rights; an en-passant square is passed on). Errors:
+  // kUnavailable (no table for this material, or more than 5 men), kIllegal (castling rights,
+  // or Gaviota calls the position forbidden). Thread-safe (libgaviotatb locks internally).
+  [[nodiscard]] Result<OracleValue> probe(const chess::Position& pos) const;
+
+ private:
+  struct Paths;
+  explicit GaviotaOracle(std::unique_ptr<Paths> paths);
+  void close();
+  std::unique_ptr<Paths> paths_;  // owns the C path array libgaviotatb keeps pointers into
+};
+
+}  // namespace tbkit::testing
