@@ -1,0 +1,55 @@
+// BookAggregator: sums BookRecords by (key, move) in an open-addressing table. With a memory budget
+// it spills the table as a sorted run file when full; merge_book_sources() k-way merges the runs and
+// the in-memory remainder into one sorted, summed stream. Sums commute, so the merged output does not
+// depend on the order games arrive in or on how work was split across aggregators.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <vector>
+
+#include "chess/result.h"
+#include "formats/book_file.h"
+
+namespace tbkit::pgn {
+
+class BookAggregator {
+ public:
+  // budget_bytes = 0: unbounded (never spills). run_prefix: path prefix for run files (PREFIX-N.run).
+  BookAggregator(std::size_t budget_bytes, std::filesystem::path run_prefix);
+  BookAggregator(BookAggregator&&) = default;
+  BookAggregator& operator=(BookAggregator&&) = default;
+
+  // Adds r's counts to the record with r's (key, move). Spill failures are kept in status().
+  void add(const formats::BookRecord& r);
+  // Sorts the in-memory records by (key, move) and hands them out (the table is emptied).
+  [[nodiscard]] std::vector<formats::BookRecord> take_sorted();
+
+  [[nodiscard]] const std::vector<std::filesystem::path>& runs() const { return runs_; }
+  [[nodiscard]] const Status& status() const { return status_; }
+  [[nodiscard]] std::size_t size() const { return count_; }
+
+ private:
+  void grow_or_spill();
+  void spill();
+  void rehash(std::size_t capacity);
+  [[nodiscard]] std::size_t slot_of(std::uint64_t key, std::uint16_t move) const;
+
+  std::size_t budget_;
+  std::filesystem::path run_prefix_;
+  std::vector<formats::BookRecord> table_;  // games == 0 marks an empty slot
+  std::size_t count_ = 0;
+  std::vector<std::filesystem::path> runs_;
+  Status status_;
+};
+
+// Merges sorted runs (files of raw BookRecords) and sorted in-memory vectors, summing equal
+// (key, move) pairs, and calls sink for each record with games >= min_games, in (key, move) order.
+// Errors: kIo reading a run, kCorrupt if a count overflows 32 bits, or whatever sink returns.
+[[nodiscard]] Status merge_book_sources(const std::vector<std::filesystem::path>& runs,
+                                        std::vector<std::vector<formats::BookRecord>> memory, std::uint32_t min_games,
+                                        const std::function<Status(const formats::BookRecord&)>& sink);
+
+}  // namespace tbkit::pgn
