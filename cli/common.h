@@ -34,5 +34,6 @@ void add_position_command(CLI::App& app, int& exit_code);
 void add_perft_command(CLI::App& app, int& exit_code);
 void add_bench_command(CLI::App& app, int& exit_code);
 void add_pgn_command(CLI::App& app, int& exit_code);
+void add_book_command(CLI::App& app, int& exit_code);
 
 }  // namespace tbkit::cli
