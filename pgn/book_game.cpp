@@ -59,7 +59,11 @@ void BookGameCollector::tag(std::string_view name, std::string_view value) {
 
 bool BookGameCollector::game_passes() const {
   if ((filter_.since || filter_.until) && date_ == 0) return false;
-  if (filter_.since && date_ < filter_.since) return false;
+  // A partial date ("2021.??.??") passes when any day it may stand for is inside the bounds.
+  std::uint32_t latest = date_;
+  if (latest % 10000 / 100 == 0) latest += 1200;
+  if (latest % 100 == 0) latest += 31;
+  if (filter_.since && latest < filter_.since) return false;
   if (filter_.until && date_ > filter_.until) return false;
   if (filter_.min_elo == 0) return true;
   const std::uint32_t w = game_.white_elo, b = game_.black_elo;

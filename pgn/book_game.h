@@ -17,7 +17,8 @@ struct BookFilter {
   std::uint32_t min_elo = 0;     // 0 = no rating filter
   formats::EloOf elo_of = formats::EloOf::kMover;
   formats::ColourFilter colour = formats::ColourFilter::kBoth;
-  std::uint32_t since = 0;  // YYYYMMDD; 0 = no bound. Games without a known year fail any bound.
+  std::uint32_t since = 0;  // YYYYMMDD; 0 = no bound. Games without a known year fail any bound;
+                           // partial dates pass if any day they stand for is inside.
   std::uint32_t until = 0;
   bool variations = false;  // record moves inside variations too
 };
