@@ -156,7 +156,6 @@ bool GameParser::start_moves() {
 }
 
 void GameParser::handle_symbol(const Token& t, int depth) {
-  if (is_move_number(t.text)) return;
   if (!resolving_ || skip_depth_ >= 0) return;
   Frame& f = frames_[std::size_t(depth)];
   if (is_null_move(t.text)) {
@@ -167,6 +166,7 @@ void GameParser::handle_symbol(const Token& t, int depth) {
     f.has_last = f.last_null = true;
     return;
   }
+  if (is_move_number(t.text)) return;
   SanFailure why;
   const Move m = resolve_san(f.pos, t.text, why);
   if (m.is_none()) return fail(why.reason_code, std::move(why.message), t);
