@@ -202,6 +202,7 @@ Result<BookFile> BookFile::from_bytes(std::span<const std::byte> bytes, const st
   BookFile book;
   book.info_ = info;
   book.records_ = records;
+  book.build_index();
   return book;
 }
 
@@ -244,6 +245,8 @@ BookFile& BookFile::operator=(BookFile&& other) noexcept {
     map_size_ = other.map_size_;
     info_ = other.info_;
     records_ = other.records_;
+    index_ = std::move(other.index_);
+    index_bits_ = other.index_bits_;
     other.map_ = nullptr;
     other.records_ = {};
   }
@@ -259,34 +262,61 @@ void BookFile::unmap() {
 
 std::size_t lower_bound_key(std::span<const BookRecord> records, std::uint64_t key) {
   const std::size_t n = records.size();
-  if (n == 0) return 0;
-  // Uniform keys: the expected index is key/2^64 * n; gallop outward from there, then bisect.
-  std::size_t guess = std::size_t(mul_hi(key, n));
-  std::size_t lo = 0, hi = n;
-  if (records[guess].key < key) {
-    std::size_t step = 1;
-    lo = guess + 1;
-    while (lo + step < n && records[lo + step - 1].key < key) {
-      lo += step;
-      step *= 2;
+  if (n == 0 || records[0].key >= key) return 0;
+  if (records[n - 1].key < key) return n;
+  // Invariant: records[lo].key < key <= records[hi].key. Interpolation search: uniform keys need
+  // two or three probes; every third step bisects so skewed keys cannot make it linear.
+  std::size_t lo = 0, hi = n - 1;
+  for (int step = 0; hi - lo > 8; ++step) {
+    std::size_t mid;
+    if (step % 3 == 2) {
+      mid = lo + (hi - lo) / 2;
+    } else {
+      const double fraction = double(key - records[lo].key) / double(records[hi].key - records[lo].key);
+      mid = lo + std::size_t(fraction * double(hi - lo));
+      mid = std::clamp(mid, lo + 1, hi - 1);
     }
-    hi = std::min(n, lo + step);
-  } else {
-    std::size_t step = 1;
-    hi = guess;
-    while (hi >= step && records[hi - step].key >= key) {
-      hi -= step;
-      step *= 2;
+    if (records[mid].key < key) {
+      lo = mid;
+    } else {
+      hi = mid;
     }
-    lo = hi >= step ? hi - step : 0;
   }
-  auto it = std::lower_bound(records.begin() + std::ptrdiff_t(lo), records.begin() + std::ptrdiff_t(hi), key,
-                             [](const BookRecord& r, std::uint64_t k) { return r.key < k; });
-  return std::size_t(it - records.begin());
+  while (records[lo + 1].key < key) ++lo;
+  return lo + 1;
+}
+
+void BookFile::build_index() {
+  const std::size_t n = records_.size();
+  index_.clear();
+  index_bits_ = 0;
+  if (n < 64 || n > std::numeric_limits<std::uint32_t>::max()) return;  // tiny books, or too big for 32-bit slots
+  // About four records per bucket.
+  index_bits_ = std::max(1, int(std::bit_width(n)) - 3);
+  const std::size_t buckets = std::size_t{1} << index_bits_;
+  index_.resize(buckets + 1);
+  std::size_t r = 0;
+  for (std::size_t b = 0; b < buckets; ++b) {
+    while (r < n && (records_[r].key >> (64 - index_bits_)) < b) ++r;
+    index_[b] = std::uint32_t(r);
+  }
+  index_[buckets] = std::uint32_t(n);
 }
 
 std::span<const BookRecord> BookFile::lookup(std::uint64_t key) const {
-  std::size_t first = lower_bound_key(records_, key);
+  std::size_t first;
+  if (index_bits_ > 0) {
+    const std::size_t b = std::size_t(key >> (64 - index_bits_));
+    first = index_[b];
+    const std::size_t end = index_[b + 1];
+    if (end - first > 16) {
+      first += lower_bound_key(records_.subspan(first, end - first), key);  // a crowded bucket: keys are not uniform
+    } else {
+      while (first < end && records_[first].key < key) ++first;
+    }
+  } else {
+    first = lower_bound_key(records_, key);
+  }
   std::size_t last = first;
   while (last < records_.size() && records_[last].key == key) ++last;
   return records_.subspan(first, last - first);

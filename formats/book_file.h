@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "chess/result.h"
 #include "formats/book_output.h"
@@ -109,7 +110,8 @@ class BookWriter {
   BookRecord last_{};
 };
 
-// A read-only, memory-mapped .tbb. Move-only; lookups are thread-safe.
+// A read-only, memory-mapped .tbb. Move-only; lookups are thread-safe. Opening builds a bucket
+// index over the keys' top bits (about one byte per record) for constant-time lookups.
 class BookFile {
  public:
   // Maps and validates the whole file: size, magic, version, sizes, counts, order, checksum.
@@ -132,10 +134,15 @@ class BookFile {
  private:
   BookFile() = default;
   void unmap();
+  void build_index();
   void* map_ = nullptr;
   std::size_t map_size_ = 0;
   BookInfo info_;
   std::span<const BookRecord> records_;
+  // index_[b] = first record whose key's top index_bits_ bits are >= b (b = 0 .. 2^bits); built on
+  // open so a lookup costs one index read and one short scan instead of a search.
+  std::vector<std::uint32_t> index_;
+  int index_bits_ = 0;
 };
 
 // Returns true if the bytes start with the .tbb magic.
@@ -147,7 +154,7 @@ class BookFile {
   return std::uint64_t((U128(a) * b) >> 64);
 }
 
-// First index i in sorted records with records[i].key >= key, by interpolation then galloping.
+// First index i in sorted records with records[i].key >= key, by interpolation search.
 [[nodiscard]] std::size_t lower_bound_key(std::span<const BookRecord> records, std::uint64_t key);
 
 }  // namespace tbkit::formats

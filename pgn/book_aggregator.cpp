@@ -14,6 +14,9 @@ namespace {
 using formats::BookRecord;
 
 constexpr std::size_t kInitialCapacity = 1 << 12;
+// Unbounded builds cap the table here (40 MB) and keep full tables as sorted in-memory runs: adds
+// into a table this size miss the cache far less than into one holding the whole book.
+constexpr std::size_t kUnboundedCapacity = 1 << 20;
 constexpr std::size_t kRunBufferRecords = 1 << 13;  // 320 KB per run while merging
 
 // Reads a run file sequentially in blocks.
@@ -82,7 +85,7 @@ void BookAggregator::add(const BookRecord& r) {
 void BookAggregator::grow_or_spill() {
   const std::size_t cap = table_.size();
   // While rehashing both tables are alive: the budget must hold old + new.
-  const std::size_t limit = budget_ ? budget_ / sizeof(BookRecord) : SIZE_MAX;
+  const std::size_t limit = budget_ ? budget_ / sizeof(BookRecord) : 2 * kUnboundedCapacity;
   const std::size_t next = std::min(cap * 2, limit > cap ? limit - cap : 0);
   if (next > cap + cap / 4) {
     rehash(next);
@@ -103,12 +106,14 @@ void BookAggregator::rehash(std::size_t capacity) {
   }
 }
 
-std::vector<BookRecord> BookAggregator::take_sorted() {
+std::vector<std::vector<BookRecord>> BookAggregator::take_sorted() {
   // Compact and sort in place, then hand the storage over: no second copy of the table.
   auto end = std::remove_if(table_.begin(), table_.end(), [](const BookRecord& r) { return r.games == 0; });
   std::sort(table_.begin(), end);
   table_.erase(end, table_.end());
-  std::vector<BookRecord> out = std::move(table_);
+  std::vector<std::vector<BookRecord>> out = std::move(memory_runs_);
+  memory_runs_.clear();
+  out.push_back(std::move(table_));
   table_.assign(16, BookRecord{});
   count_ = 0;
   return out;
@@ -119,14 +124,18 @@ void BookAggregator::spill() {
   auto end = std::remove_if(table_.begin(), table_.end(), [](const BookRecord& r) { return r.games == 0; });
   std::sort(table_.begin(), end);
   const std::size_t used = std::size_t(end - table_.begin());
-  std::filesystem::path path = run_prefix_;
-  path += "-" + std::to_string(runs_.size()) + ".run";
-  std::FILE* f = std::fopen(path.c_str(), "wb");
-  const bool ok = f && std::fwrite(table_.data(), sizeof(BookRecord), used, f) == used;
-  if (f && std::fclose(f) != 0 && ok && status_.ok())
-    status_ = make_error(ErrorCode::kIo, path.string() + ": cannot write spill run: " + std::strerror(errno));
-  if (!ok && status_.ok()) status_ = make_error(ErrorCode::kIo, path.string() + ": cannot write spill run: " + std::strerror(errno));
-  runs_.push_back(path);
+  if (budget_ == 0) {
+    memory_runs_.emplace_back(table_.begin(), end);
+  } else {
+    std::filesystem::path path = run_prefix_;
+    path += "-" + std::to_string(runs_.size()) + ".run";
+    std::FILE* f = std::fopen(path.c_str(), "wb");
+    const bool ok = f && std::fwrite(table_.data(), sizeof(BookRecord), used, f) == used;
+    const bool closed = f && std::fclose(f) == 0;
+    if ((!ok || !closed) && status_.ok())
+      status_ = make_error(ErrorCode::kIo, path.string() + ": cannot write spill run: " + std::strerror(errno));
+    runs_.push_back(path);
+  }
   std::fill(table_.begin(), table_.end(), BookRecord{});
   count_ = 0;
 }

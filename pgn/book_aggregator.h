@@ -1,5 +1,6 @@
 // BookAggregator: sums BookRecords by (key, move) in an open-addressing table. With a memory budget
-// it spills the table as a sorted run file when full; merge_book_sources() k-way merges the runs and
+// it spills the table as a sorted run file when full; without one, the table stays cache-sized and
+// full tables become sorted in-memory runs (faster than one huge table); merge_book_sources() k-way merges the runs and
 // the in-memory remainder into one sorted, summed stream. Sums commute, so the merged output does not
 // depend on the order games arrive in or on how work was split across aggregators.
 #pragma once
@@ -17,15 +18,16 @@ namespace tbkit::pgn {
 
 class BookAggregator {
  public:
-  // budget_bytes = 0: unbounded (never spills). run_prefix: path prefix for run files (PREFIX-N.run).
+  // budget_bytes = 0: unbounded (in-memory runs only). run_prefix: path prefix for run files (PREFIX-N.run).
   BookAggregator(std::size_t budget_bytes, std::filesystem::path run_prefix);
   BookAggregator(BookAggregator&&) = default;
   BookAggregator& operator=(BookAggregator&&) = default;
 
   // Adds r's counts to the record with r's (key, move). Spill failures are kept in status().
   void add(const formats::BookRecord& r);
-  // Sorts the in-memory records by (key, move) and hands them out (the table is emptied).
-  [[nodiscard]] std::vector<formats::BookRecord> take_sorted();
+  // Sorts the table's records by (key, move) and hands them out with the in-memory runs (each
+  // sorted); the aggregator is left empty.
+  [[nodiscard]] std::vector<std::vector<formats::BookRecord>> take_sorted();
 
   [[nodiscard]] const std::vector<std::filesystem::path>& runs() const { return runs_; }
   [[nodiscard]] const Status& status() const { return status_; }
@@ -42,6 +44,7 @@ class BookAggregator {
   std::vector<formats::BookRecord> table_;  // games == 0 marks an empty slot
   std::size_t count_ = 0;
   std::vector<std::filesystem::path> runs_;
+  std::vector<std::vector<formats::BookRecord>> memory_runs_;
   Status status_;
 };
 

@@ -142,7 +142,7 @@ Result<BookBuildSummary> build_book(const std::vector<std::string>& inputs, cons
   for (auto& slot : aggs) {
     if (!slot.aggregator->status().ok()) return slot.aggregator->status().error();
     runs.insert(runs.end(), slot.aggregator->runs().begin(), slot.aggregator->runs().end());
-    memory.push_back(slot.aggregator->take_sorted());
+    for (auto& run : slot.aggregator->take_sorted()) memory.push_back(std::move(run));
   }
   summary.spill_runs = runs.size();
 
