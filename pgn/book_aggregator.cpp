@@ -17,6 +17,7 @@ constexpr std::size_t kInitialCapacity = 1 << 12;
 // Unbounded builds cap the table here (40 MB) and keep full tables as sorted in-memory runs: adds
 // into a table this size miss the cache far less than into one holding the whole book.
 constexpr std::size_t kUnboundedCapacity = 1 << 20;
+constexpr std::size_t kSlack = 1024;
 constexpr std::size_t kRunBufferRecords = 1 << 13;  // 320 KB per run while merging
 
 // Reads a run file sequentially in blocks.
@@ -56,37 +57,42 @@ class RunReader {
 
 BookAggregator::BookAggregator(std::size_t budget_bytes, std::filesystem::path run_prefix)
     : budget_(budget_bytes), run_prefix_(std::move(run_prefix)) {
-  table_.resize(budget_ ? std::min(kInitialCapacity, std::max<std::size_t>(16, budget_ / sizeof(BookRecord))) : kInitialCapacity);
+  const std::size_t cap = budget_ ? std::min(kInitialCapacity, std::max<std::size_t>(64, budget_ / sizeof(BookRecord) / 2)) : kInitialCapacity;
+  table_.resize(cap + kSlack);
+  capacity_ = cap;
 }
 
-std::size_t BookAggregator::slot_of(std::uint64_t key, std::uint16_t move) const {
-  const std::uint64_t h = key ^ (std::uint64_t(move) * 0x9e3779b97f4a7c15ULL);
-  return std::size_t(formats::mul_hi(h, table_.size()));
-}
+// The home slot grows with the key (not the move), so the table is nearly sorted by key: sorting a
+// full table is a compaction plus an insertion sort over short, local disorder. Probing runs
+// upwards without wrapping, into kSlack spare slots past the last home slot.
+std::size_t BookAggregator::slot_of(std::uint64_t key) const { return std::size_t(formats::mul_hi(key, capacity_)); }
 
 void BookAggregator::add(const BookRecord& r) {
-  const std::size_t n = table_.size();
-  for (std::size_t i = slot_of(r.key, r.move);; i = i + 1 == n ? 0 : i + 1) {
-    BookRecord& slot = table_[i];
-    if (slot.games == 0) {
-      slot = r;
-      if (++count_ * 4 >= n * 3) grow_or_spill();
-      return;
+  for (;;) {
+    const std::size_t n = table_.size();
+    for (std::size_t i = slot_of(r.key); i < n; ++i) {
+      BookRecord& slot = table_[i];
+      if (slot.games == 0) {
+        slot = r;
+        if (++count_ * 4 >= capacity_ * 3) grow_or_spill();
+        return;
+      }
+      if (slot.key == r.key && slot.move == r.move) {
+        // Counts saturate only past 2^32 games of one move from one position; keep the first sum then.
+        if (!slot.add(r) && status_.ok())
+          status_ = make_error(ErrorCode::kCorrupt, "book: a count passed 2^32 for one move; split the input");
+        return;
+      }
     }
-    if (slot.key == r.key && slot.move == r.move) {
-      // Counts saturate only past 2^32 games of one move from one position; keep the first sum then.
-      if (!slot.add(r) && status_.ok())
-        status_ = make_error(ErrorCode::kCorrupt, "book: a count passed 2^32 for one move; split the input");
-      return;
-    }
+    grow_or_spill();  // probed off the end of the slack: make room and retry
   }
 }
 
 void BookAggregator::grow_or_spill() {
-  const std::size_t cap = table_.size();
+  const std::size_t cap = capacity_;
   // While rehashing both tables are alive: the budget must hold old + new.
   const std::size_t limit = budget_ ? budget_ / sizeof(BookRecord) : 2 * kUnboundedCapacity;
-  const std::size_t next = std::min(cap * 2, limit > cap ? limit - cap : 0);
+  const std::size_t next = std::min(cap * 2, limit > 2 * kSlack + cap ? limit - cap - 2 * kSlack : 0);
   if (next > cap + cap / 4) {
     rehash(next);
   } else {
@@ -95,37 +101,56 @@ void BookAggregator::grow_or_spill() {
 }
 
 void BookAggregator::rehash(std::size_t capacity) {
-  std::vector<BookRecord> old(capacity);
+  std::vector<BookRecord> old(capacity + kSlack);
   old.swap(table_);
+  capacity_ = capacity;
   const std::size_t n = table_.size();
   for (const BookRecord& r : old) {
     if (r.games == 0) continue;
-    std::size_t i = slot_of(r.key, r.move);
-    while (table_[i].games != 0) i = i + 1 == n ? 0 : i + 1;
+    std::size_t i = slot_of(r.key);
+    while (i < n && table_[i].games != 0) ++i;
+    if (i == n) {  // the new slack overflowed (vanishingly rare): fall back to the first free slot
+      i = 0;
+      while (table_[i].games != 0) ++i;
+    }
     table_[i] = r;
   }
 }
 
+std::size_t BookAggregator::compact_sorted() {
+  std::size_t w = 0;
+  for (std::size_t r = 0; r < table_.size(); ++r) {
+    if (table_[r].games == 0) continue;
+    const BookRecord x = table_[r];
+    table_[r].games = 0;  // writes below go only to slots <= w <= r, so everything past the end ends empty
+    std::size_t j = w;
+    while (j > 0 && x < table_[j - 1]) {
+      table_[j] = table_[j - 1];
+      --j;
+    }
+    table_[j] = x;
+    ++w;
+  }
+  return w;
+}
+
 std::vector<std::vector<BookRecord>> BookAggregator::take_sorted() {
   // Compact and sort in place, then hand the storage over: no second copy of the table.
-  auto end = std::remove_if(table_.begin(), table_.end(), [](const BookRecord& r) { return r.games == 0; });
-  std::sort(table_.begin(), end);
-  table_.erase(end, table_.end());
+  table_.resize(compact_sorted());
   std::vector<std::vector<BookRecord>> out = std::move(memory_runs_);
   memory_runs_.clear();
   out.push_back(std::move(table_));
-  table_.assign(16, BookRecord{});
+  table_.assign(64 + kSlack, BookRecord{});
+  capacity_ = 64;
   count_ = 0;
   return out;
 }
 
 void BookAggregator::spill() {
   // Compact and sort in place: no second buffer, so the budget holds.
-  auto end = std::remove_if(table_.begin(), table_.end(), [](const BookRecord& r) { return r.games == 0; });
-  std::sort(table_.begin(), end);
-  const std::size_t used = std::size_t(end - table_.begin());
+  const std::size_t used = compact_sorted();
   if (budget_ == 0) {
-    memory_runs_.emplace_back(table_.begin(), end);
+    memory_runs_.emplace_back(table_.begin(), table_.begin() + std::ptrdiff_t(used));
   } else {
     std::filesystem::path path = run_prefix_;
     path += "-" + std::to_string(runs_.size()) + ".run";
@@ -136,7 +161,7 @@ void BookAggregator::spill() {
       status_ = make_error(ErrorCode::kIo, path.string() + ": cannot write spill run: " + std::strerror(errno));
     runs_.push_back(path);
   }
-  std::fill(table_.begin(), table_.end(), BookRecord{});
+  std::fill(table_.begin(), table_.begin() + std::ptrdiff_t(used), BookRecord{});
   count_ = 0;
 }
 

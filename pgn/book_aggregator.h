@@ -37,11 +37,14 @@ class BookAggregator {
   void grow_or_spill();
   void spill();
   void rehash(std::size_t capacity);
-  [[nodiscard]] std::size_t slot_of(std::uint64_t key, std::uint16_t move) const;
+  [[nodiscard]] std::size_t slot_of(std::uint64_t key) const;
+  // Moves the records to the front in (key, move) order; returns their number. Empties the rest.
+  [[nodiscard]] std::size_t compact_sorted();
 
   std::size_t budget_;
   std::filesystem::path run_prefix_;
-  std::vector<formats::BookRecord> table_;  // games == 0 marks an empty slot
+  std::vector<formats::BookRecord> table_;  // capacity_ home slots + slack; games == 0 marks an empty slot
+  std::size_t capacity_ = 0;
   std::size_t count_ = 0;
   std::vector<std::filesystem::path> runs_;
   std::vector<std::vector<formats::BookRecord>> memory_runs_;
