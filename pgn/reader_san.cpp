@@ -54,14 +54,16 @@ Move find_castling(const Position& pos, bool kingside) {
 }
 
 // Is moving the piece on `from` to `to` legal? (Not for castling or en passant.)
-bool is_legal_simple(const Position& pos, Square from, Square to, Bitboard pinned) {
+bool is_legal_simple(const Position& pos, Square from, Square to) {
   const Color us = pos.side_to_move();
   const Square ksq = pos.king_square(us);
   if (from == ksq) {
     const Bitboard occ = pos.pieces() ^ from.bb();
     return (pos.attackers_to(to, occ) & pos.pieces(~us)) == 0;
   }
-  if ((pinned & from.bb()) && !(chess::line_bb(from, ksq) & to.bb())) return false;
+  // Only a piece on a line with its king can be pinned; most are not, so the pin scan is rare.
+  const Bitboard line = chess::line_bb(from, ksq);
+  if (line != 0 && !(line & to.bb()) && (pos.blockers_for_king(us) & from.bb())) return false;
   const Bitboard checkers = pos.checkers();
   if (checkers == 0) return true;
   if (chess::more_than_one(checkers)) return false;
@@ -181,7 +183,6 @@ Move resolve_san(const Position& pos, std::string_view text, SanFailure& failure
   if (from_file >= 0) from_bb &= chess::file_bb(from_file);
   if (from_rank >= 0) from_bb &= chess::rank_bb(from_rank);
 
-  const Bitboard pinned = pos.blockers_for_king(us) & pos.pieces(us);
   Move found = Move::none();
   int matches = 0;
   while (from_bb) {
@@ -191,7 +192,7 @@ Move resolve_san(const Position& pos, std::string_view text, SanFailure& failure
       m = Move(from, to, Move::Kind::kEnPassant);
       if (!chess::is_legal(pos, m)) continue;
     } else {
-      if (!is_legal_simple(pos, from, to, pinned)) continue;
+      if (!is_legal_simple(pos, from, to)) continue;
       m = Move(from, to);
     }
     ++matches;
