@@ -36,5 +36,7 @@ void add_bench_command(CLI::App& app, int& exit_code);
 void add_gen_command(CLI::App& app, int& exit_code);
 void add_verify_command(CLI::App& app, int& exit_code);
 void add_stats_command(CLI::App& app, int& exit_code);
+void add_pgn_command(CLI::App& app, int& exit_code);
+void add_book_command(CLI::App& app, int& exit_code);
 
 }  // namespace tbkit::cli

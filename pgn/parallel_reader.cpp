@@ -1,0 +1,211 @@
+#include "pgn/parallel_reader.h"
+
+#include <algorithm>
+#include <cstring>
+#include <mutex>
+#include <optional>
+
+#include <oneapi/tbb/parallel_pipeline.h>
+
+#include "formats/zstd_stream.h"
+#include "pgn/lexer.h"
+#include "pgn/reader_game.h"
+
+namespace tbkit::pgn {
+namespace {
+
+struct Chunk {
+  ChunkInfo info;
+  std::string data;
+  std::uint64_t first_line = 1;
+  std::uint64_t raw_bytes_read = 0;
+  std::uint64_t raw_size = 0;
+  std::unique_ptr<Visitor> visitor;
+  ParseCounts counts;
+};
+
+bool is_tag_start(const char* p, const char* end) {
+  return p + 1 < end && p[0] == '[' && ((p[1] >= 'A' && p[1] <= 'Z') || (p[1] >= 'a' && p[1] <= 'z'));
+}
+
+// A chunk boundary is a line starting "[Letter" whose previous non-blank line does not start with
+// '[': the first tag of a game that follows movetext. Returns npos if none is found in
+// [from, size) with enough bytes after it to decide.
+std::size_t find_game_start(const std::string& data, std::size_t from) {
+  const char* b = data.data();
+  const char* e = b + data.size();
+  for (std::size_t pos = std::max<std::size_t>(from, 1); pos < data.size();) {
+    const void* nl = std::memchr(b + pos - 1, '\n', data.size() - pos + 1);
+    if (nl == nullptr) return std::string::npos;
+    const char* line = static_cast<const char*>(nl) + 1;
+    pos = std::size_t(line - b) + 1;
+    if (!is_tag_start(line, e)) continue;
+    // Walk back over blank lines to the previous line's first non-space character.
+    const char* q = line - 1;
+    while (q > b && (q[-1] == '\n' || q[-1] == '\r' || q[-1] == ' ' || q[-1] == '\t')) --q;
+    if (q == b) continue;
+    const char* prev_start = q;
+    while (prev_start > b && prev_start[-1] != '\n') --prev_start;
+    while (prev_start < q && (*prev_start == ' ' || *prev_start == '\t')) ++prev_start;
+    if (*prev_start != '[') return std::size_t(line - b);
+  }
+  return std::string::npos;
+}
+
+class ChunkSource {
+ public:
+  ChunkSource(const std::vector<std::string>& paths, const ParallelOptions& options) : paths_(paths), options_(options) {}
+
+  // The next chunk, or nothing at the end of the last file or on error (see error()).
+  std::optional<Chunk> next() {
+    for (;;) {
+      if (!input_) {
+        if (file_ == paths_.size()) return std::nullopt;
+        auto opened = formats::open_input(paths_[file_]);
+        if (!opened) {
+          error_ = opened.error();
+          return std::nullopt;
+        }
+        input_ = std::move(*opened);
+        pending_.clear();
+        offset_ = 0;
+        line_ = 1;
+        eof_ = false;
+      }
+      std::size_t split = std::string::npos;
+      std::size_t search_from = options_.chunk_size;
+      while (!eof_) {
+        split = pending_.size() > search_from ? find_game_start(pending_, search_from) : std::string::npos;
+        if (split != std::string::npos) break;
+        search_from = std::max(search_from, pending_.size() > 256 ? pending_.size() - 256 : std::size_t{0});
+        const std::size_t old = pending_.size();
+        // Read up to a little past the nominal chunk end, so little is left over to copy.
+        constexpr std::size_t kStep = std::size_t{1} << 16;
+        const std::size_t want = old < search_from + kStep ? search_from + kStep - old : kStep;
+        pending_.resize(old + want);
+        auto got = input_->read(pending_.data() + old, want);
+        if (!got) {
+          error_ = got.error();
+          return std::nullopt;
+        }
+        pending_.resize(old + *got);
+        if (*got == 0) eof_ = true;
+      }
+      if (eof_) split = pending_.size();
+      if (split == 0) {
+        input_.reset();
+        ++file_;
+        continue;
+      }
+      Chunk c;
+      c.info.index = index_++;
+      c.info.source = paths_[file_];
+      c.info.byte_offset = offset_;
+      c.info.bytes = split;
+      c.first_line = line_;
+      c.raw_bytes_read = input_->raw_bytes_read();
+      c.raw_size = input_->raw_size();
+      // The chunk takes the buffer; only the bytes after the split are copied.
+      std::string rest = take_buffer();
+      rest.assign(pending_, split, std::string::npos);
+      c.data = std::move(pending_);
+      c.data.resize(split);
+      pending_ = std::move(rest);
+      offset_ += split;
+      line_ += std::uint64_t(std::count(c.data.begin(), c.data.end(), '\n'));
+      return c;
+    }
+  }
+  [[nodiscard]] const std::optional<Error>& error() const { return error_; }
+
+  // Buffers of finished chunks are reused, which saves page faults on fresh memory.
+  void give_back(std::string&& buffer) {
+    std::lock_guard lock(pool_mutex_);
+    if (pool_.size() < 4) pool_.push_back(std::move(buffer));
+  }
+
+ private:
+  const std::vector<std::string>& paths_;
+  const ParallelOptions& options_;
+  std::size_t file_ = 0;
+  std::unique_ptr<formats::InputStream> input_;
+  std::string pending_;
+  std::uint64_t offset_ = 0;
+  std::uint64_t line_ = 1;
+  std::uint64_t index_ = 0;
+  bool eof_ = false;
+  std::optional<Error> error_;
+  std::mutex pool_mutex_;
+  std::vector<std::string> pool_;
+
+  std::string take_buffer() {
+    std::lock_guard lock(pool_mutex_);
+    if (pool_.empty()) return {};
+    std::string b = std::move(pool_.back());
+    pool_.pop_back();
+    b.clear();
+    return b;
+  }
+};
+
+}  // namespace
+
+Result<ReadSummary> read_pgn_parallel(const std::vector<std::string>& paths, tbb::task_arena& arena,
+                                      const ReaderOptions& options, const ParallelOptions& parallel,
+                                      const MakeVisitor& make_visitor, const ConsumeChunk& consume,
+                                      const ProgressCallback& progress) {
+  ChunkSource source(paths, parallel);
+  ReadSummary summary;
+  ReadProgress prog;
+  std::string current_source;
+  std::uint64_t games_in_file = 0;
+  const std::size_t tokens = parallel.max_chunks_in_flight > 0 ? parallel.max_chunks_in_flight
+                                                               : std::size_t(2 * std::max(arena.max_concurrency(), 1));
+  arena.execute([&] {
+    tbb::parallel_pipeline(
+        tokens,
+        tbb::make_filter<void, Chunk*>(tbb::filter_mode::serial_in_order,
+                                       [&](tbb::flow_control& fc) -> Chunk* {
+                                         auto c = source.next();
+                                         if (!c) {
+                                           fc.stop();
+                                           return nullptr;
+                                         }
+                                         return new Chunk(std::move(*c));
+                                       }) &
+            tbb::make_filter<Chunk*, Chunk*>(tbb::filter_mode::parallel,
+                                             [&](Chunk* c) {
+                                               c->visitor = make_visitor(c->info);
+                                               Lexer lexer(c->data, c->info.byte_offset, c->first_line);
+                                               parse_games(lexer, c->info.source, *c->visitor, options, c->counts);
+                                               return c;
+                                             }) &
+            tbb::make_filter<Chunk*, void>(tbb::filter_mode::serial_in_order, [&](Chunk* raw) {
+              std::unique_ptr<Chunk> c(raw);
+              if (c->info.source != current_source || c->info.byte_offset == 0) {
+                current_source = c->info.source;
+                games_in_file = 0;
+              }
+              c->info.first_game_number = games_in_file + 1;
+              c->info.games = c->counts.games_read;
+              games_in_file += c->counts.games_read;
+              for (auto& d : c->counts.diagnostics) d.location.game_number += c->info.first_game_number - 1;
+              add_counts(summary, c->counts, options.max_diagnostics);
+              summary.bytes += c->info.bytes;
+              source.give_back(std::move(c->data));
+              consume(c->info, std::move(c->visitor));
+              if (progress) {
+                prog.bytes = summary.bytes;
+                prog.games = summary.games_read;
+                prog.compressed_bytes = c->raw_bytes_read;
+                prog.file_size = c->raw_size;
+                prog.source = c->info.source;
+                progress(prog);
+              }
+            }));
+  });
+  if (source.error()) return *source.error();
+  return summary;
+}
+
+}  // namespace tbkit::pgn

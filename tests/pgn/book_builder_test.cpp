@@ -1,0 +1,235 @@
+#include <catch2/catch.hpp>
+
+#include <cstring>
+
+#include "chess/notation.h"
+#include "formats/book_file.h"
+#include "formats/polyglot_book.h"
+#include "pgn/book_builder.h"
+#include "pgn/book_export.h"
+#include "pgn/book_merge.h"
+#include "tests/formats/book_test_util.h"
+
+using namespace tbkit;
+using namespace tbkit::pgn;
+
+namespace {
+
+formats::BookInfo build(const std::vector<std::string>& inputs, BookBuildOptions o, const std::filesystem::path& out) {
+  o.output = out;
+  auto s = build_book(inputs, o, {});
+  if (!s.ok()) FAIL(s.error().message);
+  return s->info;
+}
+
+const formats::BookRecord* find(const formats::BookFile& book, const chess::Position& pos, const char* san) {
+  auto m = chess::parse_san(pos, san);
+  REQUIRE(m.ok());
+  for (const auto& r : book.lookup(pos.key()))
+    if (r.move == formats::to_polyglot_move(*m)) return &r;
+  return nullptr;
+}
+
+chess::Position after(std::initializer_list<const char*> moves) {
+  chess::Position pos;
+  for (const char* m : moves) pos.do_move(*chess::parse_san(pos, m));
+  return pos;
+}
+
+// Records equal field by field (headers may differ, e.g. the merged flag).
+bool same_records(const formats::BookFile& a, const formats::BookFile& b) {
+  return a.records().size() == b.records().size() &&
+         std::equal(a.records().begin(), a.records().end(), b.records().begin(), [](auto& x, auto& y) { return std::memcmp(&x, &y, sizeof x) == 0; });
+}
+
+}  // namespace
+
+TEST_CASE("Book build: counts, results, ratings and transpositions", "[pgn][book]") {
+  test::ScratchDir dir;
+  build({test::data_path("books/crafted.pgn").string()}, {}, dir / "c.tbb");
+  auto book = formats::BookFile::open(dir / "c.tbb");
+  REQUIRE(book.ok());
+  CHECK(book->info().games == 6);
+
+  // 1.e4 in games 1 (1-0, White 2400), 3 (1/2), 4 (*): three games, one win, one draw, '*' not a draw.
+  const auto* e4 = find(*book, chess::Position(), "e4");
+  REQUIRE(e4);
+  CHECK(e4->games == 3);
+  CHECK(e4->white_wins == 1);
+  CHECK(e4->draws == 1);
+  CHECK(e4->black_wins == 0);
+  CHECK(e4->rated_games == 1);
+  CHECK(e4->elo_sum == 2400);
+  CHECK_FALSE(e4->black_to_move());
+
+  // Black's reply e5 after 1.e4: games 1 (Black 2200) and 4; the mover's rating is Black's.
+  const auto* e5 = find(*book, after({"e4"}), "e5");
+  REQUIRE(e5);
+  CHECK(e5->games == 2);
+  CHECK(e5->rated_games == 1);
+  CHECK(e5->elo_sum == 2200);
+  CHECK(e5->black_to_move());
+  CHECK(e5->mover_losses() == 1);
+
+  // 1.Nf3 d5 2.d4 and 1.d4 d5 2.Nf3 reach one position: Nc6 from it has both games.
+  const auto* nc6 = find(*book, after({"d4", "d5", "Nf3"}), "Nc6");
+  REQUIRE(nc6);
+  CHECK(nc6->games == 2);
+  CHECK(nc6->white_wins == 1);
+  CHECK(nc6->black_wins == 1);
+
+  // Variations are skipped by default and recorded with --variations.
+  CHECK(find(*book, after({"e4", "e5"}), "Nf3") != nullptr);
+  CHECK(find(*book, after({"e4", "e5"}), "Bc4") == nullptr);  // only in game 4's variation
+  BookBuildOptions with_var;
+  with_var.filter.variations = true;
+  build({test::data_path("books/crafted.pgn").string()}, with_var, dir / "v.tbb");
+  auto vbook = formats::BookFile::open(dir / "v.tbb");
+  REQUIRE(vbook.ok());
+  const auto* bc4 = find(*vbook, after({"e4", "e5"}), "Bc4");
+  REQUIRE(bc4);
+  CHECK(bc4->games == 1);
+  const auto* nf6 = find(*vbook, after({"e4", "e5", "Bc4"}), "Nf6");
+  REQUIRE(nf6);
+  CHECK(nf6->games == 1);
+  // The main line after the variation is still counted once.
+  CHECK(find(*vbook, after({"e4", "e5"}), "Nf3")->games == find(*book, after({"e4", "e5"}), "Nf3")->games);
+  CHECK(vbook->info().params.variations);
+
+  // Games from a FEN start record their own positions.
+  build({test::data_path("books/fen-start.pgn").string()}, {}, dir / "f.tbb");
+  auto fbook = formats::BookFile::open(dir / "f.tbb");
+  REQUIRE(fbook.ok());
+  CHECK(fbook->info().entry_count == 4);
+}
+
+TEST_CASE("Book build: filters", "[pgn][book]") {
+  test::ScratchDir dir;
+  const std::vector<std::string> in = {test::data_path("books/crafted.pgn").string()};
+  auto open = [&](const char* name) {
+    auto b = formats::BookFile::open(dir / name);
+    REQUIRE(b.ok());
+    return std::move(*b);
+  };
+  BookBuildOptions ply;
+  ply.filter.max_ply = 1;
+  build(in, ply, dir / "ply.tbb");
+  auto p = open("ply.tbb");
+  CHECK(p.info().position_count == 1);  // only the start position
+  CHECK(p.info().entry_count == 3);     // e4, d4, Nf3
+
+  BookBuildOptions white;
+  white.filter.colour = formats::ColourFilter::kWhiteOnly;
+  build(in, white, dir / "w.tbb");
+  const auto w = open("w.tbb");
+  CHECK(w.info().entry_count > 0);
+  for (const auto& r : w.records()) CHECK_FALSE(r.black_to_move());
+
+  BookBuildOptions elo;
+  elo.filter.min_elo = 2300;  // mover: only White's moves of game 1 (2400) and game 2 (2500)
+  build(in, elo, dir / "elo.tbb");
+  auto e = open("elo.tbb");
+  CHECK(e.info().entry_count == 11);
+  for (const auto& r : e.records()) CHECK((!r.black_to_move() && r.rated_games == 1));
+  elo.filter.elo_of = formats::EloOf::kBoth;  // game 1 has Black at 2200: nothing passes
+  auto none = build_book(in, [&] { auto o = elo; o.output = dir / "none.tbb"; return o; }(), {});
+  REQUIRE(none.ok());
+  CHECK(none->info.entry_count == 0);
+  CHECK(none->games_filtered == 6);
+
+  BookBuildOptions dates;
+  dates.filter.since = 20210101;  // game 2 only (2021.??.??); undated games fail any bound
+  build(in, dates, dir / "d.tbb");
+  CHECK(open("d.tbb").info().games == 1);
+
+  BookBuildOptions min_games;
+  min_games.min_games = 2;
+  build(in, min_games, dir / "m.tbb");
+  const auto m = open("m.tbb");
+  for (const auto& r : m.records()) CHECK(r.games >= 2);
+  CHECK(m.info().entry_count > 0);
+}
+
+TEST_CASE("Book build: spilling, threads and merge give identical books", "[pgn][book][slow]") {
+  test::ScratchDir dir;
+  const std::vector<std::string> in = {test::data_path("books/gnuchess-500.pgn").string()};
+  BookBuildOptions base;
+  base.threads = 1;
+  base.chunk_size = 16 << 10;  // many chunks, so two threads really split the work
+  base.polyglot_output = dir / "mem.bin";
+  build(in, base, dir / "mem.tbb");
+
+  BookBuildOptions spill = base;
+  spill.memory_bytes = 256 << 10;  // far below the ~1.5 MB the table needs
+  spill.polyglot_output = dir / "spill.bin";
+  spill.temp_dir = dir.path();
+  auto s = build_book(in, [&] { auto o = spill; o.output = dir / "spill.tbb"; return o; }(), {});
+  REQUIRE(s.ok());
+  CHECK(s->spill_runs >= 2);
+  CHECK(test::read_bytes(dir / "spill.tbb") == test::read_bytes(dir / "mem.tbb"));
+  CHECK(test::read_bytes(dir / "spill.bin") == test::read_bytes(dir / "mem.bin"));
+  // Spill runs are gone afterwards.
+  for (const auto& entry : std::filesystem::directory_iterator(dir.path())) CHECK(entry.path().extension() != ".run");
+
+  BookBuildOptions two = base;
+  two.threads = 2;
+  two.polyglot_output = dir / "two.bin";
+  build(in, two, dir / "two.tbb");
+  CHECK(test::read_bytes(dir / "two.tbb") == test::read_bytes(dir / "mem.tbb"));
+  CHECK(test::read_bytes(dir / "two.bin") == test::read_bytes(dir / "mem.bin"));
+
+  // Split the games in two files; merging the two books equals the book of all games.
+  const std::string text(test::read_bytes(in[0]).data(), test::read_bytes(in[0]).size());
+  const std::size_t cut = text.find("[Event ", text.size() / 2);
+  REQUIRE(cut != std::string::npos);
+  test::write_text(dir / "a.pgn", text.substr(0, cut));
+  test::write_text(dir / "b.pgn", text.substr(cut));
+  BookBuildOptions part;
+  build({(dir / "a.pgn").string()}, part, dir / "a.tbb");
+  build({(dir / "b.pgn").string()}, part, dir / "b.tbb");
+  auto merged = merge_book_files({dir / "a.tbb", dir / "b.tbb"}, dir / "ab.tbb");
+  REQUIRE(merged.ok());
+  CHECK(merged->params.merged);
+  auto all = formats::BookFile::open(dir / "mem.tbb");
+  auto ab = formats::BookFile::open(dir / "ab.tbb");
+  auto a = formats::BookFile::open(dir / "a.tbb");
+  REQUIRE((all.ok() && ab.ok() && a.ok()));
+  CHECK(same_records(*all, *ab));
+  CHECK(ab->info().games == all->info().games);
+  CHECK(a->info().entry_count < all->info().entry_count);
+
+  // The Polyglot export is sorted by key, then weight descending, with no zero weights.
+  auto bin = formats::read_polyglot_book(dir / "mem.bin");
+  REQUIRE(bin.ok());
+  for (std::size_t i = 1; i < bin->entries.size(); ++i) {
+    const auto& p = bin->entries[i - 1];
+    const auto& q = bin->entries[i];
+    CHECK((p.key < q.key || (p.key == q.key && p.weight >= q.weight)));
+    CHECK(q.weight > 0);
+  }
+}
+
+TEST_CASE("Book build: weights are scaled, never wrapped", "[pgn][book]") {
+  // 70000 wins for one move would wrap a 16-bit weight: the export scales the position instead.
+  formats::BookRecord big{5, 100, 0, 70000, 70000, 0, 0, 0, 0};
+  formats::BookRecord small{5, 200, 0, 10, 0, 10, 0, 0, 0};
+  formats::BookRecord lost{5, 300, 0, 10, 0, 0, 10, 0, 0};
+  std::vector<formats::PolyglotEntry> out;
+  append_polyglot_entries(std::vector<formats::BookRecord>{big, small, lost}, out);
+  REQUIRE(out.size() == 2);  // the move that never scored is left out
+  CHECK(out[0].move == 100);
+  CHECK(out[0].weight == 0xFFFF);
+  CHECK(out[1].weight == std::max<std::uint64_t>(1, 10ULL * 0xFFFF / 140000));
+}
+
+TEST_CASE("Book build: bad inputs", "[pgn][book]") {
+  test::ScratchDir dir;
+  BookBuildOptions o;
+  CHECK(build_book({(dir / "x.pgn").string()}, o, {}).error().code == ErrorCode::kInvalidArgument);  // no output
+  o.output = dir / "x.tbb";
+  auto missing = build_book({(dir / "missing.pgn").string()}, o, {});
+  REQUIRE_FALSE(missing.ok());
+  CHECK(missing.error().code == ErrorCode::kIo);
+  CHECK_FALSE(std::filesystem::exists(dir / "x.tbb"));
+  CHECK_FALSE(std::filesystem::exists(dir / "x.tbb.tmp"));
+}

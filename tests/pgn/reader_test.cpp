@@ -1,0 +1,215 @@
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+
+#include "reader_test_util.h"
+
+using namespace tbkit;
+using namespace tbkit::pgn;
+using tbkit::pgn::testing::data_path;
+using tbkit::pgn::testing::RecordingVisitor;
+
+namespace {
+
+RecordingVisitor read_text(const std::string& text, ReaderOptions o = {}) {
+  RecordingVisitor v;
+  (void)read_pgn_text(text, "t.pgn", v, o);
+  return v;
+}
+
+std::string temp_file(const std::string& name, const std::string& content) {
+  const auto path = std::filesystem::temp_directory_path() / ("tbkit_pgn_" + name);
+  std::ofstream(path, std::ios::binary) << content;
+  return path.string();
+}
+
+std::string joined(const std::vector<std::string>& v) {
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "" : " ") + x;
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("reader: tags, escapes, moves, results", "[pgn][reader]") {
+  auto v = read_text(
+      "[Event \"a \\\"b\\\" \\\\ c\"]\n[Result \"0-1\"]\n\n1. e4 e5 2. Nf3 Nc6 1-0\n\n"
+      "[Event \"2\"]\n1. d4 0-1\n[Event \"3\"]\n1/2-1/2\n[Event \"4\"]\n*\n[Event \"5\"]\n[Result \"1/2-1/2\"]\n1. c4\n");
+  REQUIRE(v.games.size() == 5);
+  CHECK(v.games[0].tags[0].second == "a \"b\" \\ c");
+  CHECK(joined(v.games[0].moves) == "e2e4 e7e5 g1f3 b8c6");
+  CHECK(v.games[0].result == GameResult::kWhiteWins);  // movetext beats the tag
+  CHECK(v.games[1].result == GameResult::kBlackWins);
+  CHECK(v.games[2].result == GameResult::kDraw);
+  CHECK(v.games[3].result == GameResult::kUnknown);
+  CHECK(v.games[4].result == GameResult::kDraw);  // no result token: the tag's
+  CHECK(v.games[4].moves.size() == 1);
+  CHECK(v.games[1].location.game_number == 2);
+  CHECK(v.games[1].location.line == 6);
+}
+
+TEST_CASE("reader: games with no tags or no moves", "[pgn][reader]") {
+  auto v = read_text("1. e4 e5 *\n\n1. d4 *\n[Event \"x\"]\n\n[Event \"y\"]\n");
+  REQUIRE(v.games.size() == 4);
+  CHECK(v.games[0].tags.empty());
+  CHECK(v.games[1].moves.size() == 1);
+  CHECK(v.games[2].moves.empty());
+  CHECK(v.games[2].moves_begun);
+  CHECK(v.games[3].tags[0].second == "y");
+  CHECK(read_text("").games.empty());
+  CHECK(read_text("  \n\n ").games.empty());
+}
+
+TEST_CASE("reader: comments, NAGs, suffixes, move numbers, escape lines", "[pgn][reader]") {
+  auto v = read_text(
+      "%escaped line 1. a4\n{before} 1. e4 {c1} $1 1... e5!? 2.Nf3?! ; to the end\n2...Nc6 3.Bb5!! a6?? 4.Ba4 $14 *");
+  REQUIRE(v.games.size() == 1);
+  CHECK(joined(v.games[0].moves) == "e2e4 e7e5 g1f3 b8c6 f1b5 a7a6 b5a4");
+  REQUIRE(v.games[0].comments.size() == 3);
+  CHECK(v.games[0].comments[0] == "before");
+  CHECK(v.games[0].comments[1] == "c1");
+  CHECK(v.games[0].comments[2] == " to the end");
+}
+
+TEST_CASE("reader: variations skipped by default, followed on request", "[pgn][reader]") {
+  const std::string text = "1. e4 e5 (1... c5 2. Nf3 (2. Nc3 Nc6) d6) (1... e6) 2. Nf3 {main} (2. Bc4 {side}) Nc6 *";
+  auto skipped = read_text(text);
+  CHECK(joined(skipped.games[0].moves) == "e2e4 e7e5 g1f3 b8c6");
+  CHECK(skipped.games[0].comments == std::vector<std::string>{"main"});
+  ReaderOptions o;
+  o.follow_variations = true;
+  auto followed = read_text(text, o);
+  CHECK(joined(followed.games[0].moves) ==
+        "e2e4 e7e5 (1)c7c5 (1)g1f3 (2)b1c3 (2)b8c6 (1)d7d6 (1)e7e6 g1f3 (1)f1c4 b8c6");
+  CHECK(followed.games[0].comments == std::vector<std::string>{"main", "side"});
+  CHECK_FALSE(followed.games[0].has_error);
+  // A bad move inside a skipped variation is never looked at.
+  CHECK_FALSE(read_text("1. e4 (1. Ke2 Qxx9) e5 *").games[0].has_error);
+  CHECK(read_text("1. e4 (1. Kxx9) e5 *", o).games[0].error.reason_code == "bad_san");
+}
+
+TEST_CASE("reader: null moves pass the move and the game goes on", "[pgn][reader]") {
+  for (const char* null : {"--", "Z0", "0000", "@@@@"}) {
+    INFO(null);
+    auto v = read_text(std::string("1. e4 ") + null + " 2. d4 e5 *");
+    REQUIRE(v.games.size() == 1);
+    CHECK_FALSE(v.games[0].has_error);
+    CHECK(joined(v.games[0].moves) == "e2e4 -- d2d4 e7e5");
+  }
+  // Passing while in check is not possible.
+  auto c = read_text("1. e4 f5 2. Qh5+ -- *");
+  CHECK(c.games[0].error.reason_code == "illegal_null_move");
+}
+
+TEST_CASE("reader: FEN/SetUp start positions and variants", "[pgn][reader]") {
+  auto v = read_text(
+      "[SetUp \"1\"]\n[FEN \"4k3/8/8/8/8/8/4P3/4K3 b - - 0 1\"]\n1... Kd7 2. e4 *\n"
+      "[Variant \"Crazyhouse\"]\n1. e4 e5 *\n"
+      "[Variant \"From Position\"]\n[FEN \"4k3/8/8/8/8/8/4P3/4K3 w - - 0 1\"]\n1. e3 *\n"
+      "[FEN \"not a fen\"]\n1. e4 *\n");
+  REQUIRE(v.games.size() == 4);
+  CHECK(v.games[0].start_fen == "4k3/8/8/8/8/8/4P3/4K3 b - - 0 1");
+  CHECK(joined(v.games[0].moves) == "e8d7 e2e4");
+  CHECK(v.games[1].error.reason_code == "variant");
+  CHECK_FALSE(v.games[1].moves_begun);
+  CHECK_FALSE(v.games[2].has_error);
+  CHECK(v.games[3].error.reason_code == "bad_fen");
+  CHECK(v.games[3].error.token == "not a fen");
+}
+
+TEST_CASE("reader: errors skip or cut the game, name the place, and the run goes on", "[pgn][reader]") {
+  const std::string text = "[Event \"ok\"]\n1. e4 e5 1-0\n\n[Event \"bad\"]\n\n1. e4 e5\n2. Ke3 Nc6 0-1\n\n1. d4 *\n";
+  RecordingVisitor v;
+  auto s = read_pgn_text(text, "games.pgn", v, ReaderOptions{});
+  CHECK(s.games_read == 3);
+  CHECK(s.games_used == 2);
+  CHECK(s.skipped_by_reason == std::map<std::string, std::uint64_t>{{"illegal_move", 1}});
+  REQUIRE(s.diagnostics.size() == 1);
+  CHECK(s.diagnostics[0].rfind("games.pgn:7: game 2: ", 0) == 0);
+  CHECK(s.diagnostics[0].find("(token 'Ke3')") != std::string::npos);
+  REQUIRE(v.games.size() == 3);
+  CHECK(v.games[1].result == GameResult::kUnknown);  // skipped
+  CHECK(v.games[1].error.line == 7);
+  CHECK(v.games[2].moves.size() == 1);
+
+  ReaderOptions cut;
+  cut.on_error = ReaderOptions::OnError::kCutGame;
+  RecordingVisitor w;
+  auto t = read_pgn_text(text, "games.pgn", w, cut);
+  CHECK(t.games_used == 3);
+  CHECK(t.cut_by_reason == std::map<std::string, std::uint64_t>{{"illegal_move", 1}});
+  CHECK(joined(w.games[1].moves) == "e2e4 e7e5");
+  CHECK(w.games[1].result == GameResult::kBlackWins);
+  CHECK(w.games[1].has_error);
+
+  for (const char* bad : {"1. e4 e5 2. Qxx9 *", "1. e4 ~ e5 *", "1. e4 e5 2. Bc5 *",
+                          "1. e4 {open comment"}) {
+    INFO(bad);
+    auto r = read_text(bad);
+    REQUIRE(r.games.size() == 1);
+    CHECK(r.games[0].has_error);
+  }
+  CHECK(read_text("1. e4 {x").games[0].error.reason_code == "unterminated");
+  CHECK(read_text("1. e4 ~ e5 *").games[0].error.reason_code == "bad_token");
+  CHECK(read_text("1. Nf3 Nf6 2. Nc3 Nc6 3. Nb5 Nb4 4. Nbd4 Nbd5 5. Nb5 Nb4 6. a3 a6 7. Nd4 *").games[0].error.reason_code ==
+        "ambiguous_move");
+  CHECK(read_text("1. e4 d5 2. e5 d4 3. e6 d3 4. exf7+ Kd7 5. fxg8 *").games[0].error.reason_code == "missing_promotion");
+}
+
+TEST_CASE("reader: CRLF, BOM, no final newline, tiny buffers", "[pgn][reader]") {
+  const std::string lf = "[Event \"e\"]\n[White \"w\"]\n\n1. e4 {a\nb} e5 (1... c5) 2. Nf3 1-0\n\n[Event \"f\"]\n\n1. d4 d5";
+  std::string crlf;
+  for (char c : lf) crlf += c == '\n' ? std::string("\r\n") : std::string(1, c);
+  const auto reference = read_text(lf);
+  REQUIRE(reference.games.size() == 2);
+  CHECK(joined(reference.games[1].moves) == "d2d4 d7d5");
+  for (const std::string& text : {lf, crlf, "\xEF\xBB\xBF" + lf}) {
+    for (std::size_t buffer : {std::size_t{1}, std::size_t{2}, std::size_t{5}, std::size_t{64}, std::size_t{1} << 20}) {
+      INFO("buffer " << buffer << " size " << text.size());
+      RecordingVisitor v;
+      ReaderOptions o;
+      o.buffer_size = buffer;
+      auto s = read_pgn(temp_file("crlf.pgn", text), v, o);
+      REQUIRE(s.ok());
+      CHECK(s->bytes == text.size());
+      REQUIRE(v.games.size() == 2);
+      for (std::size_t g = 0; g < 2; ++g) {
+        CHECK(v.games[g].moves == reference.games[g].moves);
+        CHECK(v.games[g].tags == reference.games[g].tags);
+        CHECK(v.games[g].location.line == reference.games[g].location.line);
+      }
+    }
+  }
+}
+
+TEST_CASE("reader: .pgn.zst input, and bad input files", "[pgn][reader]") {
+  RecordingVisitor plain, zst;
+  auto a = read_pgn(data_path("pgn/small.pgn"), plain, ReaderOptions{});
+  auto b = read_pgn(data_path("pgn/small.pgn.zst"), zst, ReaderOptions{});
+  REQUIRE(a.ok());
+  REQUIRE(b.ok());
+  CHECK(b->games_read == 2);
+  CHECK(b->bytes == a->bytes);
+  CHECK(zst.digest() == plain.digest());
+  CHECK(zst.games[0].result == GameResult::kWhiteWins);
+  CHECK(zst.games[0].moves.size() == 7);
+
+  RecordingVisitor v;
+  auto truncated = read_pgn(data_path("pgn/truncated.pgn.zst"), v, ReaderOptions{});
+  REQUIRE_FALSE(truncated.ok());
+  CHECK(truncated.error().code == ErrorCode::kCorrupt);
+  CHECK(truncated.error().message.find("truncated.pgn.zst") != std::string::npos);
+  auto missing = read_pgn(data_path("pgn/no-such-file.pgn"), v, ReaderOptions{});
+  REQUIRE_FALSE(missing.ok());
+  CHECK(missing.error().code == ErrorCode::kIo);
+}
+
+TEST_CASE("reader: begin_moves false skips move resolution", "[pgn][reader]") {
+  RecordingVisitor v;
+  v.want_moves = false;
+  auto s = read_pgn_text("1. e4 Qxx9 *\n\n1. d4 *\n", "t", v, ReaderOptions{});
+  CHECK(s.games_read == 2);
+  CHECK(s.games_used == 2);
+  CHECK(v.games[0].moves.empty());
+}
