@@ -14,7 +14,17 @@ Error illegal(std::string_view text, const std::string& why) {
   return make_error(ErrorCode::kIllegal, "move '" + std::string(text) + "': " + why);
 }
 
-PieceType piece_from_upper(char c) {
+const char* piece_name(PieceType t) {
+  static constexpr const char* kNames[] = {"pawn", "knight", "bishop", "rook", "queen", "king"};
+  return kNames[index_of(t)];
+}
+
+bool is_file(char c) { return c >= 'a' && c <= 'h'; }
+bool is_rank(char c) { return c >= '1' && c <= '8'; }
+
+}  // namespace
+
+PieceType piece_type_from_letter(char c) {
   switch (c) {
     case 'P': return PieceType::kPawn;
     case 'N': return PieceType::kKnight;
@@ -26,22 +36,12 @@ PieceType piece_from_upper(char c) {
   }
 }
 
-PieceType promotion_from_char(char c) {
-  PieceType t = piece_from_upper(char(std::toupper(static_cast<unsigned char>(c))));
+PieceType promotion_from_letter(char c) {
+  PieceType t = piece_type_from_letter(char(std::toupper(static_cast<unsigned char>(c))));
   return (t == PieceType::kKnight || t == PieceType::kBishop || t == PieceType::kRook || t == PieceType::kQueen)
              ? t
              : PieceType::kNone;
 }
-
-const char* piece_name(PieceType t) {
-  static constexpr const char* kNames[] = {"pawn", "knight", "bishop", "rook", "queen", "king"};
-  return kNames[index_of(t)];
-}
-
-bool is_file(char c) { return c >= 'a' && c <= 'h'; }
-bool is_rank(char c) { return c >= '1' && c <= '8'; }
-
-}  // namespace
 
 std::string to_uci(Move m) {
   if (m.is_none()) return "0000";
@@ -58,7 +58,7 @@ Result<Move> parse_uci(const Position& pos, std::string_view text) {
   Square to(text[2] - 'a', text[3] - '1');
   PieceType promo = PieceType::kNone;
   if (text.size() == 5) {
-    promo = promotion_from_char(text[4]);
+    promo = promotion_from_letter(text[4]);
     if (promo == PieceType::kNone) return malformed(text, "bad promotion piece '" + std::string(1, text[4]) + "'");
   }
   // King-takes-rook castling (Polyglot, Chess960 GUIs) names the rook's square; it can only mean castling.
@@ -131,21 +131,21 @@ Result<Move> parse_san(const Position& pos, std::string_view text) {
 
   PieceType promo = PieceType::kNone;
   if (s.size() >= 4 && s.back() == ')' && s[s.size() - 3] == '(') {
-    promo = promotion_from_char(s[s.size() - 2]);
+    promo = promotion_from_letter(s[s.size() - 2]);
     if (promo == PieceType::kNone) return malformed(text, "bad promotion piece");
     s.remove_suffix(3);
   } else if (s.size() >= 3 && s[s.size() - 2] == '=') {
-    promo = promotion_from_char(s.back());
+    promo = promotion_from_letter(s.back());
     if (promo == PieceType::kNone) return malformed(text, "bad promotion piece");
     s.remove_suffix(2);
-  } else if (s.size() >= 3 && (s[s.size() - 2] == '8' || s[s.size() - 2] == '1') && promotion_from_char(s.back()) != PieceType::kNone &&
+  } else if (s.size() >= 3 && (s[s.size() - 2] == '8' || s[s.size() - 2] == '1') && promotion_from_letter(s.back()) != PieceType::kNone &&
              !is_rank(s.back())) {
-    promo = promotion_from_char(s.back());
+    promo = promotion_from_letter(s.back());
     s.remove_suffix(1);
   }
 
   PieceType type = PieceType::kPawn;
-  if (PieceType t = piece_from_upper(s.front()); t != PieceType::kNone) {
+  if (PieceType t = piece_type_from_letter(s.front()); t != PieceType::kNone) {
     type = t;
     s.remove_prefix(1);
   }

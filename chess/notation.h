@@ -9,6 +9,11 @@
 
 namespace tbkit::chess {
 
+// Piece type of an uppercase SAN letter (P N B R Q K), or kNone.
+[[nodiscard]] PieceType piece_type_from_letter(char c);
+// Promotion piece of a letter in either case (n b r q), or kNone.
+[[nodiscard]] PieceType promotion_from_letter(char c);
+
 // "e2e4", "e7e8q", castling as the king's move "e1g1".
 [[nodiscard]] std::string to_uci(Move m);
 // Parses UCI text against the position and returns the legal move it names. Accepts castling

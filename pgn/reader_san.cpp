@@ -14,24 +14,6 @@ using chess::PieceType;
 using chess::Position;
 using chess::Square;
 
-PieceType piece_from_letter(char c) {
-  switch (c) {
-    case 'P': return PieceType::kPawn;
-    case 'N': return PieceType::kKnight;
-    case 'B': return PieceType::kBishop;
-    case 'R': return PieceType::kRook;
-    case 'Q': return PieceType::kQueen;
-    case 'K': return PieceType::kKing;
-    default: return PieceType::kNone;
-  }
-}
-
-PieceType promotion_from_char(char c) {
-  if (c >= 'a' && c <= 'z') c = char(c - 'a' + 'A');
-  const PieceType t = piece_from_letter(c);
-  return (t == PieceType::kPawn || t == PieceType::kKing) ? PieceType::kNone : t;
-}
-
 bool is_file(char c) { return c >= 'a' && c <= 'h'; }
 bool is_rank(char c) { return c >= '1' && c <= '8'; }
 
@@ -87,23 +69,23 @@ Move resolve_san(const Position& pos, std::string_view text, SanFailure& failure
   // Promotion suffix: =Q, (Q), or a bare piece letter after a last-rank square (e8Q, e7e8q).
   PieceType promo = PieceType::kNone;
   if (s.size() >= 4 && s.back() == ')' && s[s.size() - 3] == '(') {
-    promo = promotion_from_char(s[s.size() - 2]);
+    promo = chess::promotion_from_letter(s[s.size() - 2]);
     if (promo == PieceType::kNone) return fail(failure, "bad_san", text, "bad promotion piece");
     s.remove_suffix(3);
   } else if (s.size() >= 3 && s[s.size() - 2] == '=') {
-    promo = promotion_from_char(s.back());
+    promo = chess::promotion_from_letter(s.back());
     if (promo == PieceType::kNone) return fail(failure, "bad_san", text, "bad promotion piece");
     s.remove_suffix(2);
   } else if (s.size() >= 3 && (s[s.size() - 2] == '8' || s[s.size() - 2] == '1') && !is_rank(s.back()) &&
-             promotion_from_char(s.back()) != PieceType::kNone) {
-    promo = promotion_from_char(s.back());
+             chess::promotion_from_letter(s.back()) != PieceType::kNone) {
+    promo = chess::promotion_from_letter(s.back());
     s.remove_suffix(1);
   }
 
   PieceType type = PieceType::kPawn;
   bool explicit_piece = false;
   if (!s.empty()) {
-    if (const PieceType t = piece_from_letter(s.front()); t != PieceType::kNone) {
+    if (const PieceType t = chess::piece_type_from_letter(s.front()); t != PieceType::kNone) {
       type = t;
       explicit_piece = true;
       s.remove_prefix(1);
