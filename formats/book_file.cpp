@@ -1,13 +1,7 @@
 #include "formats/book_file.h"
 
-#include <fcntl.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <array>
-#include <cerrno>
 #include <cstring>
 #include <limits>
 
@@ -207,57 +201,13 @@ Result<BookFile> BookFile::from_bytes(std::span<const std::byte> bytes, const st
 }
 
 Result<BookFile> BookFile::open(const std::filesystem::path& path) {
-  const std::string name = path.string();
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return make_error(ErrorCode::kIo, name + ": cannot open: " + std::strerror(errno));
-  struct stat st {};
-  if (::fstat(fd, &st) != 0) {
-    ::close(fd);
-    return make_error(ErrorCode::kIo, name + ": cannot stat: " + std::strerror(errno));
-  }
-  const auto size = std::size_t(st.st_size);
-  void* map = nullptr;
-  if (size > 0) {
-    map = ::mmap(nullptr, size, PROT_READ, MAP_SHARED, fd, 0);
-    if (map == MAP_FAILED) {
-      ::close(fd);
-      return make_error(ErrorCode::kIo, name + ": cannot map: " + std::strerror(errno));
-    }
-  }
-  ::close(fd);
-  static const std::byte kEmpty[8] = {};
-  auto book = from_bytes(map ? std::span<const std::byte>(static_cast<const std::byte*>(map), size) : std::span<const std::byte>(kEmpty, 0), name);
-  if (!book) {
-    if (map) ::munmap(map, size);
-    return book.error();
-  }
-  book->map_ = map;
-  book->map_size_ = size;
+  auto file = MappedFile::map(path);
+  if (!file) return file.error();
+  auto book = from_bytes(file->bytes(), path.string());
+  if (!book) return book.error();
+  // The records point into the mapping; moving a MappedFile keeps its bytes where they are.
+  book->file_.emplace(std::move(*file));
   return book;
-}
-
-BookFile::BookFile(BookFile&& other) noexcept { *this = std::move(other); }
-
-BookFile& BookFile::operator=(BookFile&& other) noexcept {
-  if (this != &other) {
-    unmap();
-    map_ = other.map_;
-    map_size_ = other.map_size_;
-    info_ = other.info_;
-    records_ = other.records_;
-    index_ = std::move(other.index_);
-    index_bits_ = other.index_bits_;
-    other.map_ = nullptr;
-    other.records_ = {};
-  }
-  return *this;
-}
-
-BookFile::~BookFile() { unmap(); }
-
-void BookFile::unmap() {
-  if (map_) ::munmap(map_, map_size_);
-  map_ = nullptr;
 }
 
 std::size_t lower_bound_key(std::span<const BookRecord> records, std::uint64_t key) {

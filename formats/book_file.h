@@ -7,12 +7,14 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "chess/result.h"
 #include "formats/book_output.h"
+#include "formats/mapped_file.h"
 
 namespace tbkit::formats {
 
@@ -120,12 +122,6 @@ class BookFile {
   // Validates an in-memory image (no copy is made; bytes must outlive the BookFile). For fuzzing and tests.
   [[nodiscard]] static Result<BookFile> from_bytes(std::span<const std::byte> bytes, const std::string& name);
 
-  BookFile(BookFile&& other) noexcept;
-  BookFile& operator=(BookFile&& other) noexcept;
-  BookFile(const BookFile&) = delete;
-  BookFile& operator=(const BookFile&) = delete;
-  ~BookFile();
-
   [[nodiscard]] const BookInfo& info() const { return info_; }
   [[nodiscard]] std::span<const BookRecord> records() const { return records_; }
   // The records of one position (empty if absent), in move order.
@@ -133,10 +129,8 @@ class BookFile {
 
  private:
   BookFile() = default;
-  void unmap();
   void build_index();
-  void* map_ = nullptr;
-  std::size_t map_size_ = 0;
+  std::optional<MappedFile> file_;  // empty for from_bytes images
   BookInfo info_;
   std::span<const BookRecord> records_;
   // index_[b] = first record whose key's top index_bits_ bits are >= b (b = 0 .. 2^bits); built on
