@@ -21,6 +21,7 @@ int main(int argc, char** argv) {
   tbkit::cli::add_stats_command(app, exit_code);
   tbkit::cli::add_pgn_command(app, exit_code);
   tbkit::cli::add_book_command(app, exit_code);
+  tbkit::cli::add_probe_command(app, exit_code);
 
   auto* help = app.add_subcommand("help", "Show help for a command");
   std::string topic;
