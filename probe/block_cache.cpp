@@ -7,7 +7,7 @@ namespace tbkit::probe {
 BlockCache::BlockCache(std::size_t capacity_bytes)
     : slot_count_(capacity_bytes / kPageBytes),
       slots_(std::make_unique<Slot[]>(slot_count_)),
-      data_(std::make_unique<std::uint16_t[]>(slot_count_ * kPageValues)) {}
+      data_(std::make_unique_for_overwrite<std::uint16_t[]>(slot_count_ * kPageValues)) {}
 
 void BlockCache::evict(std::size_t slot) {
   Slot& s = slots_[slot];

@@ -1,0 +1,92 @@
+// tbkit probe: stdout and exit codes for good and bad input, --line, --json, batch mode.
+#include <catch2/catch.hpp>
+
+#include "tests/cli/cli_runner.h"
+
+using tbkit::testing::run_tbkit;
+
+namespace {
+const std::string kDir = std::string(" -d ") + TBKIT_TEST_TABLES_DIR;
+}
+
+TEST_CASE("tbkit probe: board, verdict in words, every move best first", "[probe][cli]") {
+  auto r = run_tbkit("probe '8/8/8/5k2/8/8/1Q6/K7 w - - 0 1'" + kDir);
+  CHECK(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::Contains(" 2 . Q . . . . . .  2"));
+  CHECK_THAT(r.out, Catch::Contains("Verdict: White mates in 10 (19 plies)"));
+  CHECK_THAT(r.out, Catch::Contains("Moves:   24, best first"));
+  CHECK_THAT(r.out, Catch::Contains("Qf6+    b2f6   draw"));
+  CHECK(r.out.find("mates in 10") < r.out.find("Qe5+"));
+
+  auto loss = run_tbkit("probe '8/8/8/8/pP6/8/K7/7k b - - 0 1'" + kDir);
+  CHECK(loss.exit_code == 0);
+  CHECK_THAT(loss.out, Catch::Contains("Verdict: Black to move is mated in 15 (30 plies)"));
+  auto ep = run_tbkit("probe 8/8/8/8/pP6/8/K7/7k b - b3 0 1" + kDir);
+  CHECK(ep.exit_code == 0);
+  CHECK_THAT(ep.out, Catch::Contains("Verdict: Draw"));
+  CHECK_THAT(ep.out, Catch::Contains("axb3+   a4b3   draw"));
+  auto mated = run_tbkit("probe 'k7/1Q6/1K6/8/8/8/8/8 b - - 0 1'" + kDir);
+  CHECK_THAT(mated.out, Catch::Contains("Verdict: Black is checkmated"));
+}
+
+TEST_CASE("tbkit probe --line plays the mating line and checks its length", "[probe][cli]") {
+  auto r = run_tbkit("probe '8/8/8/8/8/2k5/1R6/K7 w - - 0 1' --line" + kDir);
+  CHECK(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::Contains("Verdict: White mates in 16 (31 plies)"));
+  CHECK_THAT(r.out, Catch::Contains("Line:    1. "));
+  CHECK_THAT(r.out, Catch::Contains("16. R"));
+  CHECK_THAT(r.out, Catch::Contains("#\n"));
+  CHECK_THAT(r.out, Catch::Contains("Checked: checkmate after 31 plies, as announced"));
+  auto black = run_tbkit("probe '8/8/8/8/pP6/8/K7/7k b - - 0 1' --line" + kDir);
+  CHECK(black.exit_code == 0);
+  CHECK_THAT(black.out, Catch::Contains("Line:    1... "));
+  CHECK_THAT(black.out, Catch::Contains("checkmate after 30 plies"));
+}
+
+TEST_CASE("tbkit probe --json", "[probe][cli]") {
+  auto r = run_tbkit("probe '8/8/8/5k2/8/8/1Q6/K7 w - - 0 1' --json --line" + kDir);
+  CHECK(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::StartsWith("{\"fen\": \"8/8/8/5k2/8/8/1Q6/K7 w - - 0 1\", \"side_to_move\": \"white\", "
+                                      "\"result\": \"win\", \"dtm_plies\": 19, \"mate_in_moves\": 10, "
+                                      "\"verdict\": \"White mates in 10\", \"moves\": [{\"san\": \"Kb1\""));
+  CHECK_THAT(r.out, Catch::Contains("{\"san\": \"Qf6+\", \"uci\": \"b2f6\", \"result\": \"draw\", \"dtm_plies\": 0}]"));
+  CHECK_THAT(r.out, Catch::Contains("\"checked\": true}}\n"));
+}
+
+TEST_CASE("tbkit probe -: batch mode, one line per FEN, continues after errors", "[probe][cli]") {
+  const std::string input =
+      "8/8/8/5k2/8/8/1Q6/K7 w - - 0 1\n"
+      "not a fen\n"
+      "\n"
+      "1r2k3/8/8/8/8/Q7/Q7/7K w - - 0 1\n"
+      "7K/k7/8/Pp6/8/8/8/8 w - b6 0 1\n";
+  auto r = run_tbkit("probe -" + kDir, input);
+  CHECK(r.exit_code == 2);  // the first failure's code
+  CHECK_THAT(r.out, Catch::Contains("8/8/8/5k2/8/8/1Q6/K7 w - - 0 1: White mates in 10 (19 plies); best Kb1\n"));
+  CHECK_THAT(r.out, Catch::Contains("not a fen: error: bad FEN"));
+  CHECK_THAT(r.out, Catch::Contains("1r2k3/8/8/8/8/Q7/Q7/7K w - - 0 1: error: no table for KQQvKR"));
+  CHECK_THAT(r.out, Catch::Contains("7K/k7/8/Pp6/8/8/8/8 w - b6 0 1: Draw; best axb6+\n"));
+  auto json = run_tbkit("probe - --json" + kDir, "1r2k3/8/8/8/8/Q7/Q7/7K w - - 0 1\n8/8/8/5k2/8/8/1Q6/K7 w - - 0 1\n");
+  CHECK(json.exit_code == 5);
+  CHECK_THAT(json.out, Catch::StartsWith("{\"input\": \"1r2k3/8/8/8/8/Q7/Q7/7K w - - 0 1\", \"error\": \"no table for KQQvKR"));
+  CHECK_THAT(json.out, Catch::Contains("\"exit_code\": 5}\n{\"fen\": \"8/8/8/5k2/8/8/1Q6/K7 w - - 0 1\""));
+}
+
+TEST_CASE("tbkit probe: exit codes for bad input, castling, missing tables and directories", "[probe][cli]") {
+  auto bad = run_tbkit("probe 'rubbish'" + kDir);
+  CHECK(bad.exit_code == 2);
+  CHECK_THAT(bad.err, Catch::Contains("bad FEN"));
+  auto castling = run_tbkit("probe 'r3k3/8/8/8/8/8/8/4K3 b q - 0 1'" + kDir);
+  CHECK(castling.exit_code == 2);
+  CHECK_THAT(castling.err, Catch::Contains("castling rights"));
+  auto none = run_tbkit("probe '1r2k3/8/8/8/8/Q7/Q7/7K w - - 0 1'" + kDir);
+  CHECK(none.exit_code == 5);
+  CHECK_THAT(none.err, Catch::Contains("no table for KQQvKR (5 men): KQQvKR.dtm not found"));
+  auto dir = run_tbkit("probe '8/8/8/5k2/8/8/1Q6/K7 w - - 0 1' -d /no/such/dir");
+  CHECK(dir.exit_code == 3);
+  CHECK_THAT(dir.err, Catch::Contains("/no/such/dir"));
+  auto help = run_tbkit("probe --help");
+  CHECK(help.exit_code == 0);
+  CHECK_THAT(help.out, Catch::Contains("--line"));
+  CHECK_THAT(help.out, Catch::Contains("5 no table"));
+}

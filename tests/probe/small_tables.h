@@ -1,0 +1,34 @@
+// Small tables generated once per test process into a temporary directory (cheap: 3-piece only,
+// plus optional extra materials).
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <tbb/task_arena.h>
+#include <unistd.h>
+
+#include "gen/run.h"
+
+namespace tbkit::testing {
+
+// Generates `materials` (and what they depend on) into a fresh directory under the system temp
+// directory; returns it. Aborts the test run on failure (tests cannot proceed without tables).
+inline std::filesystem::path generate_small_tables(const std::vector<std::string>& materials, const std::string& tag) {
+  const auto dir = std::filesystem::temp_directory_path() / ("tbkit-probe-" + tag + "-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  std::vector<gen::Material> wanted;
+  for (const auto& name : materials) wanted.push_back(gen::Material::parse(name)->normalized());
+  gen::GenOptions opts;
+  opts.dir = dir;
+  opts.generator = "tbkit tests";
+  tbb::task_arena arena(2);
+  if (Status st = gen::generate_tables(wanted, opts, arena, {}, {}); !st) {
+    std::fprintf(stderr, "cannot generate test tables: %s\n", st.error().message.c_str());
+    std::abort();
+  }
+  return dir;
+}
+
+}  // namespace tbkit::testing
