@@ -23,7 +23,7 @@ inline std::filesystem::path generate_small_tables(const std::vector<std::string
   gen::GenOptions opts;
   opts.dir = dir;
   opts.generator = "tbkit tests";
-  tbb::task_arena arena(2);
+  tbb::task_arena arena(1);  // one thread: also under ThreadSanitizer, which cannot see into TBB
   if (Status st = gen::generate_tables(wanted, opts, arena, {}, {}); !st) {
     std::fprintf(stderr, "cannot generate test tables: %s\n", st.error().message.c_str());
     std::abort();

@@ -41,7 +41,7 @@ formats::DtmValue OracleValue::dtm() const {
   return formats::DtmValue::draw();
 }
 
-Result<GaviotaOracle> GaviotaOracle::open(const std::vector<std::filesystem::path>& dirs) {
+Result<GaviotaOracle> GaviotaOracle::open(const std::vector<std::filesystem::path>& dirs, std::size_t cache_bytes) {
   int scheme = -1;
   auto paths = std::make_unique<Paths>();
   for (const auto& dir : dirs) {
@@ -66,7 +66,7 @@ Result<GaviotaOracle> GaviotaOracle::open(const std::vector<std::filesystem::pat
     return make_error(ErrorCode::kUnavailable, "another GaviotaOracle is open (libgaviotatb has global state)");
   static_assert(tb_CP1 == 1 && tb_CP4 == 4);
   tb_init(0, scheme, paths->c_array.data());
-  tbcache_init(std::size_t{32} << 20, 0);
+  tbcache_init(cache_bytes, 0);
   if (!tb_is_initialized() || tb_availability() == 0) {
     tbcache_done();
     tb_done();

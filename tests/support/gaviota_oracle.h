@@ -28,8 +28,10 @@ class GaviotaOracle {
   // Initialises libgaviotatb on the directories (all holding files of one compression scheme,
   // detected from the extension: .gtb.cp1 .. .gtb.cp4). libgaviotatb keeps global state, so at
   // most one GaviotaOracle may be open in a process at a time. Errors: kUnavailable (no tables,
-  // another oracle open, mixed schemes), kIo (a directory cannot be read).
-  [[nodiscard]] static Result<GaviotaOracle> open(const std::vector<std::filesystem::path>& dirs);
+  // another oracle open, mixed schemes), kIo (a directory cannot be read). cache_bytes: the size of
+  // libgaviotatb's cache of decompressed blocks.
+  [[nodiscard]] static Result<GaviotaOracle> open(const std::vector<std::filesystem::path>& dirs,
+                                                  std::size_t cache_bytes = std::size_t{32} << 20);
 
   GaviotaOracle(GaviotaOracle&& other) noexcept;
   GaviotaOracle& operator=(GaviotaOracle&& other) noexcept;
