@@ -72,7 +72,7 @@ TEST_CASE("Probe agrees with the generator's tables in every orientation and sym
   CHECK(draws > 1000);
 }
 
-TEST_CASE("Files open lazily, once; a cold probe decodes exactly one block", "[probe]") {
+TEST_CASE("Files open lazily and once, a cold probe decodes exactly one block", "[probe]") {
   auto tb = Tablebase::open({tables_dir()});
   REQUIRE(tb.ok());
   CHECK(tb->cache_stats().files_opened == 0);
@@ -137,7 +137,7 @@ TEST_CASE("Checkmate, stalemate and bare kings are answered with or without a ta
   CHECK(ranked->empty());
 }
 
-TEST_CASE("No table: a clear kUnavailable naming the material; castling rights: refused", "[probe]") {
+TEST_CASE("No table gives a clear kUnavailable naming the material, castling rights are refused", "[probe]") {
   auto tb = Tablebase::open({tables_dir()});
   REQUIRE(tb.ok());
   const Position pos = fen("8/8/8/3k4/8/2r5/1QQ5/K7 w - - 0 1");
