@@ -21,6 +21,7 @@ int main(int argc, char** argv) {
   tbkit::cli::add_stats_command(app, exit_code);
   tbkit::cli::add_pgn_command(app, exit_code);
   tbkit::cli::add_book_command(app, exit_code);
+  tbkit::cli::add_probe_command(app, exit_code);
   tbkit::cli::add_uci_command(app, exit_code);
   tbkit::cli::add_play_command(app, exit_code);
   tbkit::cli::add_match_command(app, exit_code);

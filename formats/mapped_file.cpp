@@ -46,6 +46,10 @@ MappedFile MappedFile::copy_of(std::span<const std::byte> bytes) {
   return m;
 }
 
+void MappedFile::advise_random_access() const {
+  if (mapped_) ::madvise(const_cast<std::byte*>(data_), size_, MADV_RANDOM);
+}
+
 MappedFile::MappedFile(MappedFile&& other) noexcept { *this = std::move(other); }
 
 MappedFile& MappedFile::operator=(MappedFile&& other) noexcept {

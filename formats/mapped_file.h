@@ -24,6 +24,8 @@ class MappedFile {
   ~MappedFile();
 
   [[nodiscard]] std::span<const std::byte> bytes() const { return {data_, size_}; }
+  // Tells the kernel accesses will be random (no read-ahead). A no-op for in-memory copies.
+  void advise_random_access() const;
 
  private:
   MappedFile() = default;

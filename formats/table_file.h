@@ -85,6 +85,9 @@ class TableFile {
   // Checks every block: checksum, decompression, exact size, symbols in range. Errors: kCorrupt.
   [[nodiscard]] Status verify() const;
 
+  // Advises the kernel that blocks will be read in random order (probing). Thread-safe.
+  void advise_random_access() const;
+
   // Layout facts for statistics and tooling.
   [[nodiscard]] std::uint64_t file_size() const;
   [[nodiscard]] std::uint64_t block_count() const;  // both sides

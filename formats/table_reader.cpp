@@ -179,6 +179,7 @@ Result<TableFile> TableFile::open_memory(std::span<const std::byte> bytes, std::
 
 const TableInfo& TableFile::info() const { return impl_->header.info; }
 const std::string& TableFile::name() const { return impl_->name; }
+void TableFile::advise_random_access() const { impl_->file.advise_random_access(); }
 std::uint64_t TableFile::file_size() const { return impl_->header.file_size; }
 std::uint64_t TableFile::block_count() const { return impl_->header.block_count; }
 std::uint32_t TableFile::values_per_block() const { return impl_->header.block_values; }

@@ -1,0 +1,336 @@
+#include "probe/tablebase.h"
+
+#include <algorithm>
+#include <atomic>
+#include <map>
+#include <mutex>
+#include <optional>
+
+#include "chess/movegen.h"
+#include "formats/table_file.h"
+#include "gen/board.h"
+#include "gen/index_scheme.h"
+#include "gen/material.h"
+#include "gen/table_set.h"
+#include "gen/value_ops.h"
+#include "probe/block_cache.h"
+
+namespace tbkit::probe {
+
+using formats::DtmValue;
+using gen::Board;
+using namespace chess;
+
+int preference(DtmValue v) { return gen::preference(v); }
+DtmValue back_up(DtmValue child) { return gen::back_up(child); }
+
+namespace {
+
+// One table file: found at open(), mapped and validated on first use.
+struct Table {
+  gen::Material material;  // normalized: the stored White
+  std::string name;
+  std::filesystem::path path;
+  std::uint32_t id = 0;
+
+  std::once_flag once;
+  std::atomic<bool> ready{false};
+  std::optional<Error> error;  // set once, before ready
+  std::optional<formats::TableFile> file;
+  std::unique_ptr<gen::IndexScheme> scheme;
+  std::uint64_t positions = 0;
+  std::uint64_t values_per_block = 0;
+  std::uint64_t blocks_per_side = 0;
+  std::uint64_t page_values = 0;
+  std::uint64_t pages_per_block = 0;
+  std::unique_ptr<BlockCache::PageHints[]> hints;
+};
+
+// The key of a board's material, or a value no table has when a count does not fit its 3 bits.
+std::uint32_t material_key(const Board& b) {
+  std::uint32_t key = 0;
+  for (int c = 0; c < 2; ++c)
+    for (int t = 0; t < 5; ++t) {
+      const int n = popcount(b.pieces(Color(c), PieceType(t)));
+      if (n > 7) return ~std::uint32_t{0};
+      key |= std::uint32_t(n) << (3 * (5 * c + t));
+    }
+  return key;
+}
+
+bool board_has_move(const Board& b) {
+  bool any = false;
+  gen::for_each_legal_move(b, [&](const Board&, const gen::MoveInfo&) { any = true; });
+  return any;
+}
+
+// The one place that knows how a stored value becomes the exact value of a position. Tables
+// written today store exact values. (Should a table format mark stored values as lower bounds,
+// the exact value, better_of(stored, best capture/promotion), is computed here.) `b` is the
+// board in the table's orientation. A legal position never holds the illegal marker.
+Result<DtmValue> exact_value(const Table& t, DtmValue stored, const Board& b, std::uint64_t index) {
+  (void)b;
+  if (stored.is_illegal())
+    return make_error(ErrorCode::kCorrupt, t.path.string() + ": index " + std::to_string(index) + ", " +
+                                               (b.side == Color::kWhite ? "white" : "black") +
+                                               " to move: a legal position is marked illegal");
+  return stored;
+}
+
+}  // namespace
+
+struct Tablebase::Impl {
+  explicit Impl(std::size_t cache_bytes) : cache(cache_bytes) {}
+
+  struct Slot {
+    std::uint32_t key = 0;
+    std::int32_t table = -1;
+    bool flip = false;
+  };
+
+  std::vector<std::unique_ptr<Table>> tables;
+  std::vector<Slot> lookup;  // open addressing by material key
+  int lookup_shift = 32;
+  int max_men = 0;
+  mutable BlockCache cache;
+  mutable std::atomic<std::uint64_t> misses{0};
+  mutable std::atomic<std::uint64_t> blocks_decoded{0};
+  mutable std::atomic<std::uint64_t> files_opened{0};
+
+  [[nodiscard]] std::size_t bucket(std::uint32_t key) const { return (key * 0x9E3779B1U) >> lookup_shift; }
+
+  void build_lookup() {
+    std::size_t size = 64;
+    while (size < 4 * 2 * tables.size()) size *= 2;
+    lookup.assign(size, Slot{});
+    lookup_shift = 32 - std::countr_zero(size);
+    for (std::size_t i = 0; i < tables.size(); ++i) {
+      const gen::Material& m = tables[i]->material;
+      insert(m.key(), std::int32_t(i), false);
+      if (!m.is_symmetric()) insert(m.flipped().key(), std::int32_t(i), true);
+    }
+  }
+  void insert(std::uint32_t key, std::int32_t table, bool flip) {
+    std::size_t i = bucket(key);
+    while (lookup[i].table >= 0) i = (i + 1) & (lookup.size() - 1);
+    lookup[i] = Slot{key, table, flip};
+  }
+  [[nodiscard]] const Slot* find(std::uint32_t key) const {
+    for (std::size_t i = bucket(key);; i = (i + 1) & (lookup.size() - 1)) {
+      if (lookup[i].table < 0) return nullptr;
+      if (lookup[i].key == key) return &lookup[i];
+    }
+  }
+
+  void open_table(Table& t) const {
+    auto file = formats::TableFile::open(t.path);
+    if (!file) {
+      t.error = file.error();
+      return;
+    }
+    files_opened.fetch_add(1, std::memory_order_relaxed);
+    auto scheme = std::make_unique<gen::IndexScheme>(t.material);
+    const formats::TableInfo& info = file->info();
+    std::string problem;
+    if (info.material != t.name) problem = "holds " + info.material + ", expected " + t.name;
+    else if (info.index_scheme != scheme->id())
+      problem = "index scheme " + std::to_string(info.index_scheme) + ", expected " + std::to_string(scheme->id());
+    else if (info.positions_per_side != scheme->size())
+      problem = std::to_string(info.positions_per_side) + " positions per side, expected " + std::to_string(scheme->size());
+    else if (file->values_per_block() == 0)
+      problem = "no values per block";
+    if (!problem.empty()) {
+      t.error = make_error(ErrorCode::kCorrupt, t.path.string() + ": " + problem);
+      return;
+    }
+    file->advise_random_access();
+    t.positions = info.positions_per_side;
+    t.values_per_block = file->values_per_block();
+    t.blocks_per_side = (t.positions + t.values_per_block - 1) / t.values_per_block;
+    t.page_values = std::min<std::uint64_t>(BlockCache::kPageValues, t.values_per_block);
+    t.pages_per_block = (t.values_per_block + t.page_values - 1) / t.page_values;
+    t.hints = std::make_unique<BlockCache::PageHints[]>(2 * t.blocks_per_side * t.pages_per_block);
+    t.scheme = std::move(scheme);
+    t.file = std::move(*file);
+  }
+
+  // Null when the table opened; else its error.
+  const Error* ensure_open(Table& t) const {
+    if (!t.ready.load(std::memory_order_acquire)) {
+      std::call_once(t.once, [&] {
+        open_table(t);
+        t.ready.store(true, std::memory_order_release);
+      });
+    }
+    return t.error ? &*t.error : nullptr;
+  }
+
+  Result<DtmValue> read(const Table& t, Color side, std::uint64_t index) const {
+    const std::uint64_t block = index / t.values_per_block;
+    const std::uint64_t within = index - block * t.values_per_block;
+    const std::uint64_t page_in_block = within / t.page_values;
+    const auto offset = std::uint32_t(within - page_in_block * t.page_values);
+    const std::uint64_t first_page = (index_of(side) * t.blocks_per_side + block) * t.pages_per_block;
+    const std::uint64_t page = first_page + page_in_block;
+    const std::uint64_t key = (std::uint64_t{t.id} << 40) | page;
+    std::uint16_t raw = 0;
+    if (cache.find(key, t.hints[page], offset, raw)) return DtmValue::from_raw(raw);
+
+    misses.fetch_add(1, std::memory_order_relaxed);
+    const std::uint64_t first = block * t.values_per_block;
+    const std::uint64_t count = std::min(t.values_per_block, t.positions - first);
+    auto values = t.file->values(side, first, count);
+    if (!values) return values.error();
+    blocks_decoded.fetch_add(1, std::memory_order_relaxed);
+    const std::span<const DtmValue> all(*values);
+    for (std::uint64_t p = 0; p * t.page_values < count; ++p) {
+      const std::uint64_t begin = p * t.page_values;
+      cache.install((std::uint64_t{t.id} << 40) | (first_page + p), t.hints[first_page + p],
+                    all.subspan(begin, std::min(t.page_values, count - begin)), p == page_in_block);
+    }
+    return all[within];
+  }
+
+  // The value of b without any en-passant right.
+  Result<DtmValue> probe_board(const Board& b) const {
+    const int men = popcount(b.occupied());
+    if (men == 2) return DtmValue::draw();
+    const Slot* slot = men <= max_men ? find(material_key(b)) : nullptr;
+    if (slot == nullptr) {
+      // Checkmate and stalemate need no table.
+      if (!board_has_move(b)) return gen::in_check(b) ? DtmValue::loss_in_plies(0) : DtmValue::draw();
+      const gen::Material m = b.material();
+      return make_error(ErrorCode::kUnavailable, "no table for " + m.name() + " (" + std::to_string(men) +
+                                                     " men): " + m.normalized().name() + ".dtm not found");
+    }
+    Table& t = *tables[std::size_t(slot->table)];
+    if (const Error* e = ensure_open(t)) return *e;
+    if (slot->flip) {
+      const Board f = gen::color_flipped(b);
+      const std::uint64_t index = t.scheme->encode(f);
+      auto v = read(t, f.side, index);
+      if (!v) return v;
+      return exact_value(t, *v, f, index);
+    }
+    const std::uint64_t index = t.scheme->encode(b);
+    auto v = read(t, b.side, index);
+    if (!v) return v;
+    return exact_value(t, *v, b, index);
+  }
+
+  Result<DtmValue> probe(const Board& b, Square ep) const {
+    auto value = probe_board(b);
+    if (ep.is_none() || !value) return value;
+    // The table holds b without the right; the en-passant captures are extra moves.
+    std::optional<DtmValue> best;
+    std::optional<Error> error;
+    gen::for_each_en_passant(b, ep, [&](const Board& child) {
+      if (error) return;
+      auto v = probe_board(child);
+      if (!v) {
+        error = v.error();
+        return;
+      }
+      const DtmValue backed = gen::back_up(*v);
+      best = best ? gen::better_of(*best, backed) : backed;
+    });
+    if (error) return *error;
+    if (!best) return value;
+    // Stalemate but for the capture: the capture is the only move.
+    if (value->is_draw() && !gen::in_check(b) && !board_has_move(b)) return *best;
+    return gen::better_of(*value, *best);
+  }
+};
+
+Tablebase::Tablebase(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Tablebase::Tablebase(Tablebase&&) noexcept = default;
+Tablebase& Tablebase::operator=(Tablebase&&) noexcept = default;
+Tablebase::~Tablebase() = default;
+
+Result<Tablebase> Tablebase::open(const std::vector<std::filesystem::path>& dirs, const TablebaseOptions& options) {
+  auto impl = std::make_unique<Impl>(options.cache_bytes);
+  std::map<std::string, std::filesystem::path> found;  // by name; the first directory wins
+  for (const auto& dir : dirs) {
+    std::error_code ec;
+    std::vector<std::filesystem::path> here;
+    for (std::filesystem::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+      const auto& p = it->path();
+      if (p.extension() != ".dtm") continue;
+      if (std::error_code fec; !it->is_regular_file(fec)) continue;
+      here.push_back(p);
+    }
+    if (ec) return make_error(ErrorCode::kIo, dir.string() + ": cannot read directory: " + ec.message());
+    for (const auto& p : here) {
+      auto m = gen::Material::parse(p.stem().string());
+      // Only files named as the generator names them (normalized material, 3+ men).
+      if (!m || m->name() != p.stem().string() || m->normalized() != *m || m->men() < 3) continue;
+      found.emplace(m->name(), p);
+    }
+  }
+  for (const auto& [name, path] : found) {
+    auto t = std::make_unique<Table>();
+    t->material = *gen::Material::parse(name);
+    t->name = name;
+    t->path = path;
+    t->id = std::uint32_t(impl->tables.size());
+    impl->max_men = std::max(impl->max_men, t->material.men());
+    impl->tables.push_back(std::move(t));
+  }
+  impl->build_lookup();
+  return Tablebase(std::move(impl));
+}
+
+int Tablebase::max_men() const { return impl_->max_men; }
+
+std::vector<std::string> Tablebase::materials() const {
+  std::vector<std::string> out;
+  for (const auto& t : impl_->tables) out.push_back(t->name);
+  return out;
+}
+
+namespace {
+
+Status check_castling(const Position& pos) {
+  if (pos.castling_rights() == 0) return {};
+  return make_error(ErrorCode::kInvalidArgument,
+                    "the position has castling rights; tables hold positions without castling rights "
+                    "(clear them in the FEN: '-' in the castling field)");
+}
+
+}  // namespace
+
+Result<DtmValue> Tablebase::probe(const Position& pos) const {
+  if (Status st = check_castling(pos); !st) return st.error();
+  return impl_->probe(gen::board_from_position(pos), pos.en_passant());
+}
+
+Result<DtmValue> Tablebase::probe(const gen::Board& b, Square en_passant) const { return impl_->probe(b, en_passant); }
+
+Result<std::vector<RankedMove>> Tablebase::rank_moves(const Position& pos) const {
+  if (Status st = check_castling(pos); !st) return st.error();
+  std::vector<RankedMove> out;
+  Position child = pos;
+  for (const Move m : legal_moves(pos)) {
+    child.do_move(m);
+    auto v = impl_->probe(gen::board_from_position(child), child.en_passant());
+    child.undo_move(m);
+    if (!v) return v.error();
+    out.push_back({m, gen::back_up(*v)});
+  }
+  std::stable_sort(out.begin(), out.end(),
+                   [](const RankedMove& a, const RankedMove& b) { return preference(a.value) > preference(b.value); });
+  return out;
+}
+
+void Tablebase::clear_cache() const { impl_->cache.clear(); }
+
+CacheStats Tablebase::cache_stats() const {
+  CacheStats s;
+  s.misses = impl_->misses.load(std::memory_order_relaxed);
+  s.blocks_decoded = impl_->blocks_decoded.load(std::memory_order_relaxed);
+  s.files_opened = impl_->files_opened.load(std::memory_order_relaxed);
+  s.capacity_bytes = impl_->cache.capacity_bytes();
+  return s;
+}
+
+}  // namespace tbkit::probe
