@@ -88,7 +88,8 @@ class UciSession {
     } else if (cmd == "stop") {
       engine_.stop();
     } else if (cmd == "ponderhit") {
-      // Pondering is not supported; a ponder search is an ordinary search here.
+      // A ponder search runs like "go infinite"; on a hit its best move so far is played at once.
+      engine_.stop();
     } else if (cmd == "quit") {
       return false;
     } else if (cmd == "d") {
