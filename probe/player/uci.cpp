@@ -39,9 +39,14 @@ class UciSession {
     std::string line;
     while (std::getline(in_, line)) {
       if (!line.empty() && line.back() == '\r') line.pop_back();
-      if (!handle(line)) break;
+      if (!handle(line)) {
+        engine_.stop();
+        return;
+      }
     }
-    engine_.stop();
+    // End of input (a piped script): a bounded search finishes, an infinite one is stopped.
+    if (infinite_) engine_.stop();
+    else engine_.wait();
   }
 
  private:
@@ -179,6 +184,7 @@ class UciSession {
         }
       }
     }
+    infinite_ = limits.infinite;
     if (!chess::has_legal_move(position_)) {
       send("info depth 0 score " + std::string(position_.in_check() ? "mate 0" : "cp 0"));
       send("bestmove 0000");
@@ -199,6 +205,7 @@ class UciSession {
   std::ostream& out_;
   std::mutex out_mutex_;
   chess::Position position_;
+  bool infinite_ = false;  // the last go was infinite (or ponder)
   Engine engine_;
 };
 

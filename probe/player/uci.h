@@ -12,7 +12,8 @@
 
 namespace tbkit::player {
 
-// Runs until "quit" or end of input (a running search is stopped first, and its bestmove sent).
+// Runs until "quit" (a running search is stopped, its bestmove sent) or end of input (a running
+// search finishes first unless it is infinite).
 // Errors in commands are reported as "info string error: ..." lines and the loop continues.
 void run_uci(std::istream& in, std::ostream& out);
 

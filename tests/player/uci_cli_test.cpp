@@ -42,7 +42,7 @@ std::string temp_dir(const std::string& name) {
 TEST_CASE("UCI handshake, options, search and info lines", "[player][uci][cli]") {
   const auto r = run_tbkit("uci",
                            "uci\nisready\nsetoption name Hash value 8\nsetoption name MoveOverhead value 5\n"
-                           "ucinewgame\nposition startpos moves e2e4 e7e5\ngo depth 5\nisready\nquit\n");
+                           "ucinewgame\nposition startpos moves e2e4 e7e5\ngo depth 5\nisready\n");
   REQUIRE(r.exit_code == 0);
   const auto lines = lines_of(r.out);
   REQUIRE(!lines.empty());
@@ -65,7 +65,7 @@ TEST_CASE("UCI handshake, options, search and info lines", "[player][uci][cli]")
 
 TEST_CASE("UCI finds a mate in 2 and reports it as 'score mate 2'", "[player][uci][cli]") {
   // Confirmed with Stockfish 15.1 (only mate in 2: Rg1+).
-  const auto r = run_tbkit("uci", "position fen 6k1/pp4p1/2p5/2bp4/8/P5Pb/1P3rrP/2BRRN1K b - - 0 1\ngo depth 6\nquit\n");
+  const auto r = run_tbkit("uci", "position fen 6k1/pp4p1/2p5/2bp4/8/P5Pb/1P3rrP/2BRRN1K b - - 0 1\ngo depth 6\n");
   REQUIRE(r.exit_code == 0);
   CHECK(starting_with(r.out, "info depth").back().find("score mate 2 ") != std::string::npos);
   CHECK(starting_with(r.out, "bestmove g2g1").size() == 1);
