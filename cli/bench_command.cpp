@@ -8,6 +8,8 @@
 #include "chess/fen.h"
 #include "chess/movegen.h"
 #include "chess/notation.h"
+#include "probe/player/search.h"
+#include <atomic>
 #include "chess/perft.h"
 #include "cli/common.h"
 
@@ -77,6 +79,24 @@ int run_bench() {
   signature.add(notation.h);
   std::printf("notation:  %016llx\n", static_cast<unsigned long long>(notation.h));
 
+  // Fixed-depth searches with a fresh table: the node count changes with any search or eval change.
+  std::uint64_t search_nodes = 0;
+  const auto t_search = std::chrono::steady_clock::now();
+  for (const auto& c : kPerftCases) {
+    auto pos = chess::parse_fen(c.fen);
+    player::Searcher searcher(16);
+    std::atomic<bool> stop{false};
+    player::SearchLimits limits;
+    limits.depth = 7;
+    const auto r = searcher.search(*pos, limits, stop, nullptr);
+    search_nodes += r.nodes;
+    signature.add(std::uint64_t(r.best.raw()));
+  }
+  signature.add(search_nodes);
+  const double search_secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_search).count();
+  std::printf("search:    %llu nodes, %.0f nodes/s\n", static_cast<unsigned long long>(search_nodes),
+              double(search_nodes) / search_secs);
+
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::fflush(stdout);
   std::fprintf(stderr, "Total time: %.2f s\n", secs);
@@ -89,7 +109,7 @@ int run_bench() {
 void add_bench_command(CLI::App& app, int& exit_code) {
   auto* cmd = app.add_subcommand("bench", "Single-threaded signature run: prints 'Bench: N'");
   cmd->footer(
-      "Runs perft on fixed positions and hashes keys, FENs and SAN over small trees. A change that\n"
+      "Runs perft on fixed positions, hashes keys, FENs and SAN over small trees, and searches each to depth 7. A change that\n"
       "alters any output changes N; commits that change N say 'Bench: N'.\n"
       "Example:\n"
       "  tbkit bench");

@@ -39,5 +39,8 @@ void add_stats_command(CLI::App& app, int& exit_code);
 void add_pgn_command(CLI::App& app, int& exit_code);
 void add_book_command(CLI::App& app, int& exit_code);
 void add_probe_command(CLI::App& app, int& exit_code);
+void add_uci_command(CLI::App& app, int& exit_code);
+void add_play_command(CLI::App& app, int& exit_code);
+void add_match_command(CLI::App& app, int& exit_code);
 
 }  // namespace tbkit::cli

@@ -22,6 +22,9 @@ int main(int argc, char** argv) {
   tbkit::cli::add_pgn_command(app, exit_code);
   tbkit::cli::add_book_command(app, exit_code);
   tbkit::cli::add_probe_command(app, exit_code);
+  tbkit::cli::add_uci_command(app, exit_code);
+  tbkit::cli::add_play_command(app, exit_code);
+  tbkit::cli::add_match_command(app, exit_code);
 
   auto* help = app.add_subcommand("help", "Show help for a command");
   std::string topic;

@@ -8,6 +8,10 @@
 #include "formats/table_file.h"
 #include "gen/consistency.h"
 #include "gen/run.h"
+#include "chess/fen.h"
+#include "probe/player/table_play.h"
+#include "probe/tablebase.h"
+#include <random>
 
 namespace tbkit::cli {
 namespace {
@@ -15,6 +19,13 @@ namespace {
 struct VerifyOptions {
   std::vector<std::string> paths;
   int threads = 0;
+  int play = 0;                // --play N: play N random won positions out by the tables
+  int sample = 0;              // --sample N: print N random positions
+  std::string want = "won";    // --want won|drawn
+  std::string material;        // --material for --sample (default: every table in turn for --play)
+  std::string dir;             // -d DIR
+  std::uint64_t seed = 1;
+  std::string to_move = "any";  // --to-move white|black|any for --sample
 };
 
 // The table files named: files as given, directories expanded to their *.dtm files (sorted).
@@ -66,7 +77,78 @@ bool verify_file(const std::filesystem::path& path, tbb::task_arena& arena) {
   return true;
 }
 
+Result<probe::Tablebase> open_tables(const VerifyOptions& o) {
+  std::vector<std::filesystem::path> dirs;
+  if (!o.dir.empty()) dirs.emplace_back(o.dir);
+  for (const auto& p : o.paths) dirs.emplace_back(p);
+  if (dirs.empty()) dirs.emplace_back(".");
+  auto tb = probe::Tablebase::open(dirs);
+  if (!tb) return tb.error();
+  if (tb->max_men() == 0) return make_error(ErrorCode::kUnavailable, "verify: no *.dtm table files found");
+  return tb;
+}
+
+// --sample: random positions of one material with a wanted outcome, as EPD with the value.
+int run_sample(const VerifyOptions& o) {
+  if (o.material.empty()) return report(make_error(ErrorCode::kInvalidArgument, "verify --sample needs --material"));
+  auto tb = open_tables(o);
+  if (!tb) return report(tb.error());
+  std::mt19937_64 rng(o.seed);
+  auto positions = player::sample_positions(*tb, o.material, o.want == "won" ? player::WantedOutcome::kWon : player::WantedOutcome::kDrawn,
+                                            o.sample, rng, o.to_move == "white" ? 0 : o.to_move == "black" ? 1 : -1);
+  if (!positions) return report(positions.error());
+  for (const auto& p : *positions) {
+    const std::string fen = chess::to_fen(p.pos);
+    const auto cut = fen.rfind(' ', fen.rfind(' ') - 1);  // EPD: the first four fields
+    std::printf("%s ; %s %s dtm %d\n", fen.substr(0, cut).c_str(), o.material.c_str(),
+                p.value.is_draw() ? "draw" : p.value.is_win() ? "win" : "loss", p.value.plies());
+  }
+  return kExitOk;
+}
+
+// --play: N random won positions, spread over the tables that have wins, played out by the tables.
+int run_play(const VerifyOptions& o) {
+  auto tb = open_tables(o);
+  if (!tb) return report(tb.error());
+  std::vector<std::string> materials = o.material.empty() ? tb->materials() : std::vector<std::string>{o.material};
+  std::mt19937_64 rng(o.seed);
+  // Tables with wins for either side to move (the sampler draws the side at random).
+  std::vector<std::string> winnable;
+  for (const auto& m : materials) {
+    std::mt19937_64 probe_rng(o.seed);
+    auto s = player::sample_positions(*tb, m, player::WantedOutcome::kWon, 1, probe_rng);
+    if (s) winnable.push_back(m);
+    else if (s.error().code != ErrorCode::kUnavailable) return report(s.error());
+  }
+  if (winnable.empty()) return report(make_error(ErrorCode::kUnavailable, "verify --play: no table has won positions"));
+  int passed = 0, failed = 0;
+  long long total_plies = 0;
+  int longest = 0;
+  for (int i = 0; i < o.play; ++i) {
+    const std::string& m = winnable[std::size_t(i) % winnable.size()];
+    auto s = player::sample_positions(*tb, m, player::WantedOutcome::kWon, 1, rng);
+    if (!s) return report(s.error());
+    const auto& start = s->front().pos;
+    auto r = player::play_out(*tb, start);
+    if (!r) return report(r.error());
+    if (r->failure.empty()) {
+      ++passed;
+      total_plies += r->plies;
+      longest = std::max(longest, r->plies);
+    } else {
+      ++failed;
+      std::printf("FAIL %s %s: %s\n", m.c_str(), chess::to_fen(start).c_str(), r->failure.c_str());
+    }
+  }
+  std::printf("play: %d games over %zu tables, %lld plies, longest %d plies; every game mated exactly on time: %s\n",
+              passed + failed, winnable.size(), total_plies, longest, failed ? "no" : "yes");
+  std::printf("%d passed, %d failed\n", passed, failed);
+  return failed ? kExitFailed : kExitOk;
+}
+
 int run_verify(const VerifyOptions& o) {
+  if (o.sample > 0) return run_sample(o);
+  if (o.play > 0) return run_play(o);
   auto files = collect_files(o.paths);
   if (!files) return report(files.error());
   if (files->empty()) return report(make_error(ErrorCode::kUnavailable, "verify: no *.dtm table files found"));
@@ -84,6 +166,16 @@ void add_verify_command(CLI::App& app, int& exit_code) {
   auto* cmd = app.add_subcommand("verify", "Check table files: checksums, then every position against its successors");
   cmd->add_option("paths", opts->paths, "Table files or directories of *.dtm files (default: current directory)");
   cmd->add_option("-t,--threads", opts->threads, "Worker threads (default: all cores)")->check(CLI::Range(1, 1024));
+  cmd->add_option("--play", opts->play, "Instead: play N random won positions out by the tables (winner fastest, loser longest)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--sample", opts->sample, "Instead: print N random positions of --material with outcome --want (EPD)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--want", opts->want, "For --sample: won (side to move wins) or drawn")->check(CLI::IsMember({"won", "drawn"}));
+  cmd->add_option("--to-move", opts->to_move, "For --sample: side to move, white, black or any (default)")
+      ->check(CLI::IsMember({"white", "black", "any"}));
+  cmd->add_option("--material", opts->material, "For --sample (required) and --play (default: every table)");
+  cmd->add_option("-d,--dir", opts->dir, "Table directory for --play and --sample");
+  cmd->add_option("--seed", opts->seed, "Random seed for --play and --sample (default 1)");
   cmd->footer(
       "Each position's stored value must equal the best value over its moves, with captures and\n"
       "promotions looked up in the other tables (which must sit in the same directory).\n"
@@ -91,6 +183,8 @@ void add_verify_command(CLI::App& app, int& exit_code) {
       "Examples:\n"
       "  tbkit verify tables\n"
       "  tbkit verify tables/KQvKR.dtm tables/KBNvK.dtm\n"
+      "  tbkit verify --play 1000 -d tables     # each game must mate in exactly the announced plies\n"
+      "  tbkit verify --sample 50 --want won --material KQvKR -d tables\n"
       "Exit codes: 0 all passed, 1 a table failed, 3 a path cannot be read, 5 no table files found.");
   cmd->callback([opts, &exit_code] { exit_code = run_verify(*opts); });
 }

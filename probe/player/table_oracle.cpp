@@ -1,0 +1,50 @@
+// The player's table oracle over probe::Tablebase.
+#include "probe/player/table_oracle.h"
+
+#include <sstream>
+
+#include "probe/tablebase.h"
+
+namespace tbkit::player {
+namespace {
+
+class TablebaseOracle final : public RootTableOracle {
+ public:
+  explicit TablebaseOracle(probe::Tablebase tb) : tb_(std::move(tb)), men_(tb_.max_men()) {}
+
+  int max_men() const override { return men_; }
+
+  std::optional<formats::DtmValue> probe(const chess::Position& pos) const override {
+    auto v = tb_.probe(pos);
+    if (!v) return std::nullopt;
+    return *v;
+  }
+
+  std::optional<std::vector<RankedMove>> rank_moves(const chess::Position& pos) const override {
+    auto r = tb_.rank_moves(pos);
+    if (!r) return std::nullopt;
+    std::vector<RankedMove> out;
+    out.reserve(r->size());
+    for (const auto& m : *r) out.push_back({m.move, m.value});
+    return out;
+  }
+
+ private:
+  probe::Tablebase tb_;
+  int men_;
+};
+
+}  // namespace
+
+Result<std::shared_ptr<const RootTableOracle>> open_table_oracle(const std::string& dirs) {
+  std::vector<std::filesystem::path> paths;
+  std::stringstream ss(dirs);
+  for (std::string dir; std::getline(ss, dir, ':');)
+    if (!dir.empty()) paths.emplace_back(dir);
+  auto tb = probe::Tablebase::open(paths);
+  if (!tb) return tb.error();
+  if (tb->max_men() == 0) return make_error(ErrorCode::kUnavailable, "TablebasePath '" + dirs + "': no *.dtm tables found");
+  return std::shared_ptr<const RootTableOracle>(std::make_shared<TablebaseOracle>(std::move(*tb)));
+}
+
+}  // namespace tbkit::player

@@ -1,0 +1,140 @@
+// `tbkit match`: adjudication of mate, stalemate, insufficient material, the fifty-move rule,
+// threefold repetition, illegal moves and time forfeits; PGN output; the W/D/L line.
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <catch2/catch.hpp>
+
+#include "tests/cli/cli_runner.h"
+
+using tbkit::testing::run_tbkit;
+
+namespace {
+
+std::filesystem::path temp_dir() {
+  const auto p = std::filesystem::temp_directory_path() / ("tbkit-match-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(p);
+  return p;
+}
+
+std::string write(const std::filesystem::path& p, const std::string& text, bool executable = false) {
+  std::ofstream(p) << text;
+  if (executable) std::filesystem::permissions(p, std::filesystem::perms::owner_all, std::filesystem::perm_options::add);
+  return p.string();
+}
+
+std::string slurp(const std::filesystem::path& p) {
+  std::ifstream in(p);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::string tbkit_engine() { return std::string("'") + std::getenv("TBKIT_BINARY") + " uci'"; }
+
+// A scripted UCI engine: plays the moves of its list in order, indexed by the number of moves in
+// the "position ... moves" command; "sleep" instead of a move never answers.
+std::string script_engine(const std::filesystem::path& dir, const std::string& name, const std::string& moves) {
+  return write(dir / name,
+               "#!/bin/sh\n"
+               "n=0\n"
+               "while read -r cmd rest; do\n"
+               "  case $cmd in\n"
+               "    uci) echo 'id name " + name + "'; echo uciok;;\n"
+               "    isready) echo readyok;;\n"
+               "    position) case \"$rest\" in *moves*) n=$(echo \"${rest#*moves}\" | wc -w);; *) n=0;; esac;;\n"
+               "    go) set -- " + moves + "; shift $n; if [ \"$1\" = sleep ]; then :; else echo \"bestmove $1\"; fi;;\n"
+               "    quit) exit 0;;\n"
+               "  esac\n"
+               "done\n",
+               true);
+}
+
+}  // namespace
+
+TEST_CASE("match adjudicates mate, stalemate, insufficient material and the fifty-move rule", "[player][match][cli]") {
+  const auto dir = temp_dir();
+  const auto epd = write(dir / "ends.epd",
+                         "# one position a line\n"
+                         "6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1 ; mate in 1\n"
+                         "7k/5Q2/6K1/8/8/8/8/8 b - - 0 1 ; stalemated already\n"
+                         "8/8/4k3/8/8/3NK3/8/8 w - - 0 1\n"
+                         "8/8/8/3k4/8/8/8/KR6 w - - 99 80\n");
+  const auto pgn = (dir / "ends.pgn").string();
+  const auto r = run_tbkit("match --engine1 " + tbkit_engine() + " --engine2 " + tbkit_engine() + " --openings " + epd +
+                           " --colors white --movetime 50 --pgn " + pgn);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("game 1: engine1 white, 1-0 (checkmate), 1 plies") != std::string::npos);
+  CHECK(r.out.find("game 2: engine1 white, 1/2-1/2 (stalemate), 0 plies") != std::string::npos);
+  CHECK(r.out.find("game 3: engine1 white, 1/2-1/2 (draw by insufficient material), 0 plies") != std::string::npos);
+  CHECK(r.out.find("game 4: engine1 white, 1/2-1/2 (draw by the fifty-move rule), 1 plies") != std::string::npos);
+  CHECK(r.out.find("Score of tbkit vs tbkit: 1 - 0 - 3  [0.625] 4 games") != std::string::npos);
+  const std::string games = slurp(pgn);
+  CHECK(games.find("1. Rd8# {checkmate} 1-0") != std::string::npos);
+  CHECK(games.find("[FEN \"7k/5Q2/6K1/8/8/8/8/8 b - - 0 1\"]") != std::string::npos);
+  CHECK(!std::filesystem::exists(pgn + ".tmp"));
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("match adjudicates repetition, illegal moves and time forfeits", "[player][match][cli]") {
+  const auto dir = temp_dir();
+  const std::string shuffle = "g1f3 g8f6 f3g1 f6g8 g1f3 g8f6 f3g1 f6g8 g1f3";
+  const auto a = script_engine(dir, "shuffler", shuffle);
+  const auto r = run_tbkit("match --engine1 " + a + " --engine2 " + a + " --colors white --movetime 50");
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("1/2-1/2 (draw by threefold repetition), 8 plies") != std::string::npos);
+
+  const auto cheat = script_engine(dir, "cheater", "e2e5");
+  const auto r2 = run_tbkit("match --engine1 " + cheat + " --engine2 " + a + " --colors white --movetime 50");
+  REQUIRE(r2.exit_code == 0);
+  CHECK(r2.out.find("0-1 (cheater played an illegal move 'e2e5'), 0 plies") != std::string::npos);
+  CHECK(r2.out.find("Score of cheater vs shuffler: 0 - 1 - 0") != std::string::npos);
+
+  const auto sleeper = script_engine(dir, "sleeper", "e2e4 sleep");
+  const auto r3 = run_tbkit("match --engine1 " + a + " --engine2 " + sleeper + " --colors white --movetime 50 --time-margin 100");
+  REQUIRE(r3.exit_code == 0);
+  CHECK(r3.out.find("1-0 (sleeper lost on time") != std::string::npos);
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("match from book lines plays both colours; bad input is refused", "[player][match][cli]") {
+  const auto dir = temp_dir();
+  const auto book = (dir / "b.tbb").string();
+  REQUIRE(run_tbkit("book build " + std::string(TBKIT_DATA_DIR) + "/books/gnuchess-500.pgn -q --max-ply 10 -o " + book).exit_code == 0);
+  const auto r = run_tbkit("match --engine1 " + tbkit_engine() + " --engine2 " + tbkit_engine() + " --book " + book +
+                           " --book-plies 6 --games 2 --movetime 20 --max-plies 12");
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("game 1: engine1 white") != std::string::npos);
+  CHECK(r.out.find("game 2: engine1 black") != std::string::npos);
+  CHECK(r.out.find("2 games (W - L - D)") != std::string::npos);
+
+  CHECK(run_tbkit("match --engine1 x --engine2 y --tc abc").exit_code == 2);
+  CHECK(run_tbkit("match --engine1 x --engine2 y --openings /nonexistent.epd").exit_code == 3);
+  const auto bad = write(dir / "bad.epd", "8/8/8 w - -\n");
+  const auto rb = run_tbkit("match --engine1 x --engine2 y --openings " + bad);
+  CHECK(rb.exit_code == 2);
+  CHECK(rb.err.find("bad.epd:1") != std::string::npos);
+  const auto missing = run_tbkit("match --engine1 /nonexistent/engine --engine2 y --movetime 10");
+  CHECK(missing.exit_code == 3);
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("verify --play: table-driven games mate exactly on time", "[player][verify][cli]") {
+  const auto dir = temp_dir() / "tables";
+  std::filesystem::create_directories(dir);
+  REQUIRE(run_tbkit("gen KQvK KRvK -q -d " + dir.string()).exit_code == 0);
+  const auto r = run_tbkit("verify --play 40 -d " + dir.string());
+  CHECK(r.exit_code == 0);
+  CHECK(r.out.find("40 passed, 0 failed") != std::string::npos);
+  const auto s = run_tbkit("verify --sample 3 --want won --material KRvK -d " + dir.string());
+  CHECK(s.exit_code == 0);
+  CHECK(std::count(s.out.begin(), s.out.end(), '\n') == 3);
+  CHECK(s.out.find("; KRvK win dtm ") != std::string::npos);
+  std::filesystem::remove_all(dir.parent_path());
+}
