@@ -45,14 +45,16 @@ class TempDir {
 struct Slot {
   std::mutex mutex;
   std::unique_ptr<BookAggregator> aggregator;
+  std::vector<BookRecord> scratch;  // one game's records
 };
 
-void add_game_records(const BookGame& game, BookAggregator& agg) {
+void add_game_records(const BookGame& game, Slot& slot) {
   BookRecord r{};
   r.games = 1;
   r.white_wins = game.result == GameResult::kWhiteWins;
   r.draws = game.result == GameResult::kDraw;
   r.black_wins = game.result == GameResult::kBlackWins;
+  slot.scratch.clear();
   for (const BookPly& p : game.plies) {
     r.key = p.key;
     r.move = p.move;
@@ -60,8 +62,9 @@ void add_game_records(const BookGame& game, BookAggregator& agg) {
     const std::uint32_t elo = p.white_to_move ? game.white_elo : game.black_elo;
     r.rated_games = elo ? 1 : 0;
     r.elo_sum = elo;
-    agg.add(r);
+    slot.scratch.push_back(r);
   }
+  slot.aggregator->add_all(slot.scratch);
 }
 
 // Compat chunks keep their games so they can be replayed in input order.
@@ -105,6 +108,7 @@ Result<BookBuildSummary> build_book(const std::vector<std::string>& inputs, cons
   ReaderOptions reader;
   reader.follow_variations = !o.polyglot_compat && o.filter.variations;
   reader.on_error = ReaderOptions::OnError::kSkipGame;
+  reader.max_ply = o.polyglot_compat ? o.compat.max_ply : o.filter.max_ply;
   ParallelOptions parallel;
   parallel.chunk_size = o.chunk_size;
   if (o.polyglot_compat) return build_compat(inputs, o, arena, reader, parallel, progress);
@@ -123,7 +127,7 @@ Result<BookBuildSummary> build_book(const std::vector<std::string>& inputs, cons
     const int index = tbb::this_task_arena::current_thread_index();
     Slot& slot = aggs[index >= 0 && std::size_t(index) + 1 < slots ? std::size_t(index) : slots - 1];
     std::lock_guard lock(slot.mutex);
-    add_game_records(g, *slot.aggregator);
+    add_game_records(g, slot);
   };
   BookBuildSummary summary;
   auto read = read_pgn_parallel(
@@ -138,7 +142,7 @@ Result<BookBuildSummary> build_book(const std::vector<std::string>& inputs, cons
   summary.read = std::move(*read);
 
   std::vector<std::filesystem::path> runs;
-  std::vector<std::vector<BookRecord>> memory;
+  std::vector<SortedRun> memory;
   for (auto& slot : aggs) {
     if (!slot.aggregator->status().ok()) return slot.aggregator->status().error();
     runs.insert(runs.end(), slot.aggregator->runs().begin(), slot.aggregator->runs().end());
@@ -173,7 +177,7 @@ Result<BookBuildSummary> build_book(const std::vector<std::string>& inputs, cons
       if (auto s = writer->add(r); !s) return s;
     if (exporter) return exporter->add(r);
     return {};
-  });
+  }, &arena);
   if (!status) return status.error();
   if (writer) {
     auto info = writer->finish();

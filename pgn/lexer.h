@@ -36,6 +36,9 @@ struct Token {
   std::uint64_t offset = 0;    // of the token's first byte in the stream
 };
 
+// Number of '\n' bytes in [begin, end); SIMD where the target has SSE2.
+[[nodiscard]] std::uint64_t count_newlines(const char* begin, const char* end);
+
 class Lexer {
  public:
   // Streams from `input`, reading `buffer_size` bytes at a time (the buffer grows for longer tokens).

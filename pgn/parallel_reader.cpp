@@ -112,7 +112,7 @@ class ChunkSource {
       c.data.resize(split);
       pending_ = std::move(rest);
       offset_ += split;
-      line_ += std::uint64_t(std::count(c.data.begin(), c.data.end(), '\n'));
+      line_ += count_newlines(c.data.data(), c.data.data() + c.data.size());
       return c;
     }
   }
