@@ -16,6 +16,9 @@ namespace {
 using formats::BookRecord;
 
 constexpr std::size_t kInitialCapacity = 1 << 12;
+// Unbounded builds start big: the kernel zeroes only the pages touched, and the rehashes a small
+// start would need cost more than that.
+constexpr std::size_t kUnboundedInitialCapacity = std::size_t{1} << 20;
 // Unbounded builds cap the table at 4 M slots (160 MB) and keep full tables as sorted in-memory runs:
 // fewer runs to merge than with cache-sized tables, and the huge pages keep TLB misses rare.
 constexpr std::size_t kUnboundedCapacity = std::size_t{1} << 22;
@@ -63,7 +66,7 @@ class RunReader {
 
 BookAggregator::BookAggregator(std::size_t budget_bytes, std::filesystem::path run_prefix)
     : budget_(budget_bytes), run_prefix_(std::move(run_prefix)) {
-  const std::size_t cap = budget_ ? std::min(kInitialCapacity, std::max<std::size_t>(64, budget_ / sizeof(BookRecord) / 2)) : kInitialCapacity;
+  const std::size_t cap = budget_ ? std::min(kInitialCapacity, std::max<std::size_t>(64, budget_ / sizeof(BookRecord) / 2)) : kUnboundedInitialCapacity;
   table_ = ZeroedArray<BookRecord>(cap + kSlack);
   capacity_ = cap;
 }

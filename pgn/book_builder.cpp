@@ -6,6 +6,7 @@
 #include <mutex>
 #include <optional>
 
+#include <oneapi/tbb/parallel_for.h>
 #include <oneapi/tbb/task_arena.h>
 
 #include "pgn/book_aggregator.h"
@@ -143,10 +144,13 @@ Result<BookBuildSummary> build_book(const std::vector<std::string>& inputs, cons
 
   std::vector<std::filesystem::path> runs;
   std::vector<SortedRun> memory;
-  for (auto& slot : aggs) {
-    if (!slot.aggregator->status().ok()) return slot.aggregator->status().error();
-    runs.insert(runs.end(), slot.aggregator->runs().begin(), slot.aggregator->runs().end());
-    for (auto& run : slot.aggregator->take_sorted()) memory.push_back(std::move(run));
+  // Each aggregator sorts its table on its own thread.
+  std::vector<std::vector<SortedRun>> sorted(slots);
+  arena.execute([&] { tbb::parallel_for(std::size_t{0}, slots, [&](std::size_t i) { sorted[i] = aggs[i].aggregator->take_sorted(); }); });
+  for (std::size_t i = 0; i < slots; ++i) {
+    if (!aggs[i].aggregator->status().ok()) return aggs[i].aggregator->status().error();
+    runs.insert(runs.end(), aggs[i].aggregator->runs().begin(), aggs[i].aggregator->runs().end());
+    for (auto& run : sorted[i]) memory.push_back(std::move(run));
   }
   summary.spill_runs = runs.size();
 

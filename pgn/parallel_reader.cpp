@@ -28,10 +28,44 @@ bool is_tag_start(const char* p, const char* end) {
   return p + 1 < end && p[0] == '[' && ((p[1] >= 'A' && p[1] <= 'Z') || (p[1] >= 'a' && p[1] <= 'z'));
 }
 
-// A chunk boundary is a line starting "[Letter" whose previous non-blank line does not start with
-// '[': the first tag of a game that follows movetext. Returns npos if none is found in
-// [from, size) with enough bytes after it to decide.
-std::size_t find_game_start(const std::string& data, std::size_t from) {
+// Whether a "{...}" comment is open at a position: the last brace before it is '{'. A brace comment
+// ends at its first '}', so if the last brace is '}' (or there is none since the chunk start, which
+// is outside any comment) no comment can be open. A '{' inside a tag value or a ';' comment also
+// counts as open: such candidates are refused, which only makes a chunk longer.
+class BraceState {
+ public:
+  // True when a candidate at `pos` must be refused: a brace comment may be open there. Candidates
+  // come in increasing order within a chunk; one before the furthest position asked about was
+  // already refused (the search stops at the first accepted one), so it is refused again.
+  bool refuses(const char* data, std::size_t pos) {
+    if (pos < scanned_) return true;
+    if (pos > scanned_) {
+      const char* b = data + scanned_;
+      const std::size_t n = pos - scanned_;
+      const char* open = static_cast<const char*>(::memrchr(b, '{', n));
+      const char* close = static_cast<const char*>(::memrchr(b, '}', n));
+      if (open != nullptr && (close == nullptr || open > close)) open_ = true;
+      else if (close != nullptr) open_ = false;
+      scanned_ = pos;
+    }
+    return open_;
+  }
+  // A new chunk starts: its first byte is outside any comment.
+  void reset() {
+    scanned_ = 0;
+    open_ = false;
+  }
+
+ private:
+  std::size_t scanned_ = 0;
+  bool open_ = false;
+};
+
+// A chunk boundary is a line starting "[Letter" that is outside any brace comment and whose
+// previous non-blank line does not start with '[': the first tag of a game that follows movetext.
+// The sequential reader ends a game at such a line too (a tag token ends the movetext), so the
+// games are the same either way. Returns npos if none is found in [from, size).
+std::size_t find_game_start(const std::string& data, std::size_t from, BraceState& braces) {
   const char* b = data.data();
   const char* e = b + data.size();
   for (std::size_t pos = std::max<std::size_t>(from, 1); pos < data.size();) {
@@ -47,7 +81,9 @@ std::size_t find_game_start(const std::string& data, std::size_t from) {
     const char* prev_start = q;
     while (prev_start > b && prev_start[-1] != '\n') --prev_start;
     while (prev_start < q && (*prev_start == ' ' || *prev_start == '\t')) ++prev_start;
-    if (*prev_start != '[') return std::size_t(line - b);
+    if (*prev_start == '[') continue;
+    if (braces.refuses(b, std::size_t(line - b))) continue;
+    return std::size_t(line - b);
   }
   return std::string::npos;
 }
@@ -68,6 +104,7 @@ class ChunkSource {
         }
         input_ = std::move(*opened);
         pending_.clear();
+        braces_.reset();
         offset_ = 0;
         line_ = 1;
         eof_ = false;
@@ -75,7 +112,7 @@ class ChunkSource {
       std::size_t split = std::string::npos;
       std::size_t search_from = options_.chunk_size;
       while (!eof_) {
-        split = pending_.size() > search_from ? find_game_start(pending_, search_from) : std::string::npos;
+        split = pending_.size() > search_from ? find_game_start(pending_, search_from, braces_) : std::string::npos;
         if (split != std::string::npos) break;
         search_from = std::max(search_from, pending_.size() > 256 ? pending_.size() - 256 : std::size_t{0});
         const std::size_t old = pending_.size();
@@ -111,6 +148,7 @@ class ChunkSource {
       c.data = std::move(pending_);
       c.data.resize(split);
       pending_ = std::move(rest);
+      braces_.reset();
       offset_ += split;
       line_ += count_newlines(c.data.data(), c.data.data() + c.data.size());
       return c;
@@ -130,6 +168,7 @@ class ChunkSource {
   std::size_t file_ = 0;
   std::unique_ptr<formats::InputStream> input_;
   std::string pending_;
+  BraceState braces_;  // over pending_, from its start
   std::uint64_t offset_ = 0;
   std::uint64_t line_ = 1;
   std::uint64_t index_ = 0;
