@@ -269,4 +269,32 @@ Token Lexer::next() {
   }
 }
 
+Token Lexer::next_significant() {
+  // Only whole tokens inside the buffer are skipped here; anything else (a token cut by the buffer's
+  // end, the stream's start, '%' lines: next() sees the same byte before them) is left to next().
+  if (base_ + pos_ > 0) {
+    const char* p = buf_ + pos_;
+    const char* e = buf_ + end_;
+    while (p < e) {
+      const char c = *p;
+      if (has(c, kSpace) || c == '.') {
+        ++p;
+      } else if (c == '{') {
+        const void* close = std::memchr(p + 1, '}', std::size_t(e - p - 1));
+        if (close == nullptr) break;
+        p = static_cast<const char*>(close) + 1;
+      } else if (has(c, kSymbolChar) && c != '0' && c != '1') {
+        const char* q = p + 1;
+        while (q < e && has(*q, kSymbolChar)) ++q;
+        if (q == e) break;
+        p = q;
+      } else {
+        break;
+      }
+    }
+    pos_ = std::size_t(p - buf_);
+  }
+  return next();
+}
+
 }  // namespace tbkit::pgn

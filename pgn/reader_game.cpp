@@ -88,6 +88,7 @@ class GameParser {
   GameError error_;
   bool resolving_ = false;  // moves are being resolved and delivered
   int skip_depth_ = -1;     // depth of the variation being skipped, or -1
+  bool past_max_ply_ = false;  // the main line passed max_ply: the lexer may skip ignored tokens
 };
 
 void GameParser::fail(const char* reason, std::string message, const Token& t) {
@@ -164,8 +165,12 @@ void GameParser::handle_symbol(const Token& t, int depth) {
   if (!null_move && is_move_number(t.text)) return;
   if (f.ply >= o_.max_ply) {
     // Past the ply limit: the rest of this line is not wanted ("0000" is a null move, not a number).
-    if (depth == 0) resolving_ = false;
-    else skip_depth_ = depth;
+    if (depth == 0) {
+      resolving_ = false;
+      past_max_ply_ = true;
+    } else {
+      skip_depth_ = depth - 1;  // as if the variation had been skipped from its '(' on
+    }
     return;
   }
   if (null_move) {
@@ -260,7 +265,8 @@ bool GameParser::parse_game() {
   GameResult result = GameResult::kUnknown;
   bool have_result = false;
   int depth = 0;
-  for (; !next_game_follows; t = lx_.next()) {
+  past_max_ply_ = false;
+  for (; !next_game_follows; t = past_max_ply_ ? lx_.next_significant() : lx_.next()) {
     switch (t.kind) {
       case TokenKind::kSymbol:
         if (depth == 0 && parse_result(t.text, result)) {
