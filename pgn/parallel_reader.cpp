@@ -2,8 +2,11 @@
 
 #include <algorithm>
 #include <cstring>
+#include <memory>
 #include <mutex>
 #include <optional>
+#include <string_view>
+#include <utility>
 
 #include <oneapi/tbb/parallel_pipeline.h>
 
@@ -14,9 +17,49 @@
 namespace tbkit::pgn {
 namespace {
 
+// Chunk text: a growable byte buffer that, unlike std::string, does not zero what it is about to
+// overwrite with file data.
+class TextBuffer {
+ public:
+  TextBuffer() = default;
+  TextBuffer(TextBuffer&& o) noexcept
+      : data_(std::move(o.data_)), size_(std::exchange(o.size_, 0)), capacity_(std::exchange(o.capacity_, 0)) {}
+  TextBuffer& operator=(TextBuffer&& o) noexcept {
+    data_ = std::move(o.data_);
+    size_ = std::exchange(o.size_, 0);
+    capacity_ = std::exchange(o.capacity_, 0);
+    return *this;
+  }
+  [[nodiscard]] char* data() { return data_.get(); }
+  [[nodiscard]] const char* data() const { return data_.get(); }
+  [[nodiscard]] std::size_t size() const { return size_; }
+  [[nodiscard]] std::string_view view() const { return {data_.get(), size_}; }
+  void clear() { size_ = 0; }
+  // New bytes are uninitialized.
+  void resize(std::size_t n) {
+    if (n > capacity_) {
+      const std::size_t cap = std::max(n, capacity_ * 2);
+      auto bigger = std::make_unique_for_overwrite<char[]>(cap);
+      if (size_ > 0) std::memcpy(bigger.get(), data_.get(), size_);
+      data_ = std::move(bigger);
+      capacity_ = cap;
+    }
+    size_ = n;
+  }
+  void assign(const char* p, std::size_t n) {
+    resize(n);
+    if (n > 0) std::memcpy(data_.get(), p, n);
+  }
+
+ private:
+  std::unique_ptr<char[]> data_;
+  std::size_t size_ = 0;
+  std::size_t capacity_ = 0;
+};
+
 struct Chunk {
   ChunkInfo info;
-  std::string data;
+  TextBuffer data;
   std::uint64_t first_line = 1;
   std::uint64_t raw_bytes_read = 0;
   std::uint64_t raw_size = 0;
@@ -65,7 +108,7 @@ class BraceState {
 // previous non-blank line does not start with '[': the first tag of a game that follows movetext.
 // The sequential reader ends a game at such a line too (a tag token ends the movetext), so the
 // games are the same either way. Returns npos if none is found in [from, size).
-std::size_t find_game_start(const std::string& data, std::size_t from, BraceState& braces) {
+std::size_t find_game_start(const TextBuffer& data, std::size_t from, BraceState& braces) {
   const char* b = data.data();
   const char* e = b + data.size();
   for (std::size_t pos = std::max<std::size_t>(from, 1); pos < data.size();) {
@@ -143,8 +186,8 @@ class ChunkSource {
       c.raw_bytes_read = input_->raw_bytes_read();
       c.raw_size = input_->raw_size();
       // The chunk takes the buffer; only the bytes after the split are copied.
-      std::string rest = take_buffer();
-      rest.assign(pending_, split, std::string::npos);
+      TextBuffer rest = take_buffer();
+      rest.assign(pending_.data() + split, pending_.size() - split);
       c.data = std::move(pending_);
       c.data.resize(split);
       pending_ = std::move(rest);
@@ -157,7 +200,7 @@ class ChunkSource {
   [[nodiscard]] const std::optional<Error>& error() const { return error_; }
 
   // Buffers of finished chunks are reused, which saves page faults on fresh memory.
-  void give_back(std::string&& buffer) {
+  void give_back(TextBuffer&& buffer) {
     std::lock_guard lock(pool_mutex_);
     if (pool_.size() < 4) pool_.push_back(std::move(buffer));
   }
@@ -167,7 +210,7 @@ class ChunkSource {
   const ParallelOptions& options_;
   std::size_t file_ = 0;
   std::unique_ptr<formats::InputStream> input_;
-  std::string pending_;
+  TextBuffer pending_;
   BraceState braces_;  // over pending_, from its start
   std::uint64_t offset_ = 0;
   std::uint64_t line_ = 1;
@@ -175,12 +218,12 @@ class ChunkSource {
   bool eof_ = false;
   std::optional<Error> error_;
   std::mutex pool_mutex_;
-  std::vector<std::string> pool_;
+  std::vector<TextBuffer> pool_;
 
-  std::string take_buffer() {
+  TextBuffer take_buffer() {
     std::lock_guard lock(pool_mutex_);
     if (pool_.empty()) return {};
-    std::string b = std::move(pool_.back());
+    TextBuffer b = std::move(pool_.back());
     pool_.pop_back();
     b.clear();
     return b;
@@ -215,7 +258,7 @@ Result<ReadSummary> read_pgn_parallel(const std::vector<std::string>& paths, tbb
             tbb::make_filter<Chunk*, Chunk*>(tbb::filter_mode::parallel,
                                              [&](Chunk* c) {
                                                c->visitor = make_visitor(c->info);
-                                               Lexer lexer(c->data, c->info.byte_offset, c->first_line);
+                                               Lexer lexer(c->data.view(), c->info.byte_offset, c->first_line);
                                                parse_games(lexer, c->info.source, *c->visitor, options, c->counts);
                                                return c;
                                              }) &
