@@ -67,7 +67,7 @@ class RunReader {
 BookAggregator::BookAggregator(std::size_t budget_bytes, std::filesystem::path run_prefix)
     : budget_(budget_bytes), run_prefix_(std::move(run_prefix)) {
   const std::size_t cap = budget_ ? std::min(kInitialCapacity, std::max<std::size_t>(64, budget_ / sizeof(BookRecord) / 2)) : kUnboundedInitialCapacity;
-  table_ = ZeroedArray<BookRecord>(cap + kSlack);
+  table_ = formats::ZeroedArray<BookRecord>(cap + kSlack);
   capacity_ = cap;
 }
 
@@ -117,7 +117,7 @@ void BookAggregator::grow_or_spill() {
 }
 
 void BookAggregator::rehash(std::size_t capacity) {
-  ZeroedArray<BookRecord> old(capacity + kSlack);
+  formats::ZeroedArray<BookRecord> old(capacity + kSlack);
   std::swap(old, table_);
   capacity_ = capacity;
   const std::size_t n = table_.size();
@@ -157,7 +157,7 @@ std::vector<SortedRun> BookAggregator::take_sorted() {
   std::vector<SortedRun> out = std::move(memory_runs_);
   memory_runs_.clear();
   out.push_back(SortedRun{std::move(table_), used});
-  table_ = ZeroedArray<BookRecord>(64 + kSlack);
+  table_ = formats::ZeroedArray<BookRecord>(64 + kSlack);
   capacity_ = 64;
   count_ = 0;
   return out;
@@ -170,7 +170,7 @@ void BookAggregator::spill() {
     // The full table becomes the run; a fresh one (zeroed by the kernel) takes its place.
     const std::size_t size = table_.size();
     memory_runs_.push_back(SortedRun{std::move(table_), used});
-    table_ = ZeroedArray<BookRecord>(size);
+    table_ = formats::ZeroedArray<BookRecord>(size);
     count_ = 0;
     return;
   }

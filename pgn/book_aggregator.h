@@ -16,13 +16,13 @@
 
 #include "chess/result.h"
 #include "formats/book_file.h"
-#include "pgn/large_allocator.h"
+#include "formats/large_allocator.h"
 
 namespace tbkit::pgn {
 
 // An in-memory sorted run: the first `size` records of `storage`, sorted by (key, move), summed.
 struct SortedRun {
-  ZeroedArray<formats::BookRecord> storage;
+  formats::ZeroedArray<formats::BookRecord> storage;
   std::size_t size = 0;
   [[nodiscard]] std::span<const formats::BookRecord> records() const { return {storage.data(), size}; }
 };
@@ -56,7 +56,7 @@ class BookAggregator {
 
   std::size_t budget_;
   std::filesystem::path run_prefix_;
-  ZeroedArray<formats::BookRecord> table_;  // capacity_ home slots + slack; games == 0 marks an empty slot
+  formats::ZeroedArray<formats::BookRecord> table_;  // capacity_ home slots + slack; games == 0 marks an empty slot
   std::size_t capacity_ = 0;
   std::size_t count_ = 0;
   std::vector<std::filesystem::path> runs_;

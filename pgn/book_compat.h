@@ -13,7 +13,7 @@
 
 #include "formats/polyglot_book.h"
 #include "pgn/book_game.h"
-#include "pgn/large_allocator.h"
+#include "formats/large_allocator.h"
 
 namespace tbkit::pgn {
 
@@ -52,7 +52,7 @@ class PolyglotCompatBook {
 
   // Huge-page backed (large_allocator.h): growing these tables was mostly page faults.
   template <class T>
-  using Vector = std::vector<T, LargeAllocator<T>>;
+  using Vector = std::vector<T, formats::LargeAllocator<T>>;
   Vector<Entry> entries_;
   Vector<std::uint32_t> slots_;     // open addressing over (key, move) -> entry index
   Vector<std::uint32_t> key_head_;  // parallel table: first entry of each key, keyed by key alone

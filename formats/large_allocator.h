@@ -1,4 +1,4 @@
-// Memory for the book builder's big buffers (hash tables, sorted runs, chunk text). Blocks of 1 MiB
+// Memory for big buffers (the book builder's hash tables and runs, book lookup indexes). Blocks of 1 MiB
 // or more come straight from mmap, huge-page aligned and marked for transparent huge pages, so a
 // fresh 160 MB table costs 80 page faults instead of 40,000 (page faults dominated the build's
 // system time on a virtual machine), and its zero fill is the kernel's, paid only for pages touched.
@@ -13,7 +13,7 @@
 #include <type_traits>
 #include <utility>
 
-namespace tbkit::pgn {
+namespace tbkit::formats {
 
 namespace detail {
 
@@ -103,4 +103,4 @@ class ZeroedArray {
   std::size_t size_ = 0;
 };
 
-}  // namespace tbkit::pgn
+}  // namespace tbkit::formats
