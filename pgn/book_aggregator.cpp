@@ -16,9 +16,8 @@ namespace {
 using formats::BookRecord;
 
 constexpr std::size_t kInitialCapacity = 1 << 12;
-// Unbounded builds start big: the kernel zeroes only the pages touched, and the rehashes a small
-// start would need cost more than that.
-constexpr std::size_t kUnboundedInitialCapacity = std::size_t{1} << 20;
+// Unbounded tables grow four-fold, so a big build rehashes little; small builds stay small.
+constexpr std::size_t kUnboundedGrowth = 4;
 // Unbounded builds cap the table at 4 M slots (160 MB) and keep full tables as sorted in-memory runs:
 // fewer runs to merge than with cache-sized tables, and the huge pages keep TLB misses rare.
 constexpr std::size_t kUnboundedCapacity = std::size_t{1} << 22;
@@ -66,7 +65,7 @@ class RunReader {
 
 BookAggregator::BookAggregator(std::size_t budget_bytes, std::filesystem::path run_prefix)
     : budget_(budget_bytes), run_prefix_(std::move(run_prefix)) {
-  const std::size_t cap = budget_ ? std::min(kInitialCapacity, std::max<std::size_t>(64, budget_ / sizeof(BookRecord) / 2)) : kUnboundedInitialCapacity;
+  const std::size_t cap = budget_ ? std::min(kInitialCapacity, std::max<std::size_t>(64, budget_ / sizeof(BookRecord) / 2)) : kInitialCapacity;
   table_ = formats::ZeroedArray<BookRecord>(cap + kSlack);
   capacity_ = cap;
 }
@@ -108,7 +107,7 @@ void BookAggregator::grow_or_spill() {
   const std::size_t cap = capacity_;
   // While rehashing both tables are alive: the budget must hold old + new.
   const std::size_t limit = budget_ ? budget_ / sizeof(BookRecord) : 2 * kUnboundedCapacity;
-  const std::size_t next = std::min(cap * 2, limit > 2 * kSlack + cap ? limit - cap - 2 * kSlack : 0);
+  const std::size_t next = std::min(cap * (budget_ ? 2 : kUnboundedGrowth), limit > 2 * kSlack + cap ? limit - cap - 2 * kSlack : 0);
   if (next > cap + cap / 4) {
     rehash(next);
   } else {
