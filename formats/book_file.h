@@ -14,6 +14,7 @@
 
 #include "chess/result.h"
 #include "formats/book_output.h"
+#include "formats/large_allocator.h"
 #include "formats/mapped_file.h"
 
 namespace tbkit::formats {
@@ -134,8 +135,9 @@ class BookFile {
   BookInfo info_;
   std::span<const BookRecord> records_;
   // index_[b] = first record whose key's top index_bits_ bits are >= b (b = 0 .. 2^bits); built on
-  // open so a lookup costs one index read and one short scan instead of a search.
-  std::vector<std::uint32_t> index_;
+  // open so a lookup costs one index read and one short scan instead of a search. In huge pages:
+  // a 4 KiB-paged index would cost a TLB miss of its own on every lookup.
+  std::vector<std::uint32_t, LargeAllocator<std::uint32_t>> index_;
   int index_bits_ = 0;
 };
 

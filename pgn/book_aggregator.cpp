@@ -8,15 +8,23 @@
 #include <queue>
 #include <string>
 
+#include <oneapi/tbb/parallel_for.h>
+
 namespace tbkit::pgn {
 namespace {
 
 using formats::BookRecord;
 
 constexpr std::size_t kInitialCapacity = 1 << 12;
-// Unbounded builds cap the table here (40 MB) and keep full tables as sorted in-memory runs: adds
-// into a table this size miss the cache far less than into one holding the whole book.
-constexpr std::size_t kUnboundedCapacity = 1 << 20;
+// Unbounded tables grow four-fold, so a big build rehashes little; small builds stay small.
+constexpr std::size_t kUnboundedGrowth = 4;
+// Unbounded builds cap the table at 4 M slots (160 MB) and keep full tables as sorted in-memory runs:
+// fewer runs to merge than with cache-sized tables, and the huge pages keep TLB misses rare.
+constexpr std::size_t kUnboundedCapacity = std::size_t{1} << 22;
+// How far ahead add_all() prefetches: enough to cover a memory access, few enough to stay in L1.
+constexpr std::size_t kPrefetchDistance = 6;
+// Key ranges of the parallel merge, and how many are merged before their output is handed on.
+constexpr std::size_t kMergePartitions = 256;
 constexpr std::size_t kSlack = 1024;
 constexpr std::size_t kRunBufferRecords = 1 << 13;  // 320 KB per run while merging
 
@@ -58,15 +66,13 @@ class RunReader {
 BookAggregator::BookAggregator(std::size_t budget_bytes, std::filesystem::path run_prefix)
     : budget_(budget_bytes), run_prefix_(std::move(run_prefix)) {
   const std::size_t cap = budget_ ? std::min(kInitialCapacity, std::max<std::size_t>(64, budget_ / sizeof(BookRecord) / 2)) : kInitialCapacity;
-  table_.resize(cap + kSlack);
+  table_ = formats::ZeroedArray<BookRecord>(cap + kSlack);
   capacity_ = cap;
 }
 
 // The home slot grows with the key (not the move), so the table is nearly sorted by key: sorting a
 // full table is a compaction plus an insertion sort over short, local disorder. Probing runs
 // upwards without wrapping, into kSlack spare slots past the last home slot.
-std::size_t BookAggregator::slot_of(std::uint64_t key) const { return std::size_t(formats::mul_hi(key, capacity_)); }
-
 void BookAggregator::add(const BookRecord& r) {
   for (;;) {
     const std::size_t n = table_.size();
@@ -88,11 +94,20 @@ void BookAggregator::add(const BookRecord& r) {
   }
 }
 
+void BookAggregator::add_all(std::span<const BookRecord> records) {
+  const std::size_t n = records.size();
+  for (std::size_t i = 0; i < std::min(n, kPrefetchDistance); ++i) __builtin_prefetch(&table_[slot_of(records[i].key)], 1);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (i + kPrefetchDistance < n) __builtin_prefetch(&table_[slot_of(records[i + kPrefetchDistance].key)], 1);
+    add(records[i]);
+  }
+}
+
 void BookAggregator::grow_or_spill() {
   const std::size_t cap = capacity_;
   // While rehashing both tables are alive: the budget must hold old + new.
   const std::size_t limit = budget_ ? budget_ / sizeof(BookRecord) : 2 * kUnboundedCapacity;
-  const std::size_t next = std::min(cap * 2, limit > 2 * kSlack + cap ? limit - cap - 2 * kSlack : 0);
+  const std::size_t next = std::min(cap * (budget_ ? 2 : kUnboundedGrowth), limit > 2 * kSlack + cap ? limit - cap - 2 * kSlack : 0);
   if (next > cap + cap / 4) {
     rehash(next);
   } else {
@@ -101,11 +116,12 @@ void BookAggregator::grow_or_spill() {
 }
 
 void BookAggregator::rehash(std::size_t capacity) {
-  std::vector<BookRecord> old(capacity + kSlack);
-  old.swap(table_);
+  formats::ZeroedArray<BookRecord> old(capacity + kSlack);
+  std::swap(old, table_);
   capacity_ = capacity;
   const std::size_t n = table_.size();
-  for (const BookRecord& r : old) {
+  for (std::size_t j = 0; j < old.size(); ++j) {
+    const BookRecord& r = old[j];
     if (r.games == 0) continue;
     std::size_t i = slot_of(r.key);
     while (i < n && table_[i].games != 0) ++i;
@@ -134,13 +150,13 @@ std::size_t BookAggregator::compact_sorted() {
   return w;
 }
 
-std::vector<std::vector<BookRecord>> BookAggregator::take_sorted() {
+std::vector<SortedRun> BookAggregator::take_sorted() {
   // Compact and sort in place, then hand the storage over: no second copy of the table.
-  table_.resize(compact_sorted());
-  std::vector<std::vector<BookRecord>> out = std::move(memory_runs_);
+  const std::size_t used = compact_sorted();
+  std::vector<SortedRun> out = std::move(memory_runs_);
   memory_runs_.clear();
-  out.push_back(std::move(table_));
-  table_.assign(64 + kSlack, BookRecord{});
+  out.push_back(SortedRun{std::move(table_), used});
+  table_ = formats::ZeroedArray<BookRecord>(64 + kSlack);
   capacity_ = 64;
   count_ = 0;
   return out;
@@ -150,40 +166,110 @@ void BookAggregator::spill() {
   // Compact and sort in place: no second buffer, so the budget holds.
   const std::size_t used = compact_sorted();
   if (budget_ == 0) {
-    memory_runs_.emplace_back(table_.begin(), table_.begin() + std::ptrdiff_t(used));
-  } else {
-    std::filesystem::path path = run_prefix_;
-    path += "-" + std::to_string(runs_.size()) + ".run";
-    std::FILE* f = std::fopen(path.c_str(), "wb");
-    const bool ok = f && std::fwrite(table_.data(), sizeof(BookRecord), used, f) == used;
-    const bool closed = f && std::fclose(f) == 0;
-    if ((!ok || !closed) && status_.ok())
-      status_ = make_error(ErrorCode::kIo, path.string() + ": cannot write spill run: " + std::strerror(errno));
-    runs_.push_back(path);
+    // The full table becomes the run; a fresh one (zeroed by the kernel) takes its place.
+    const std::size_t size = table_.size();
+    memory_runs_.push_back(SortedRun{std::move(table_), used});
+    table_ = formats::ZeroedArray<BookRecord>(size);
+    count_ = 0;
+    return;
   }
-  std::fill(table_.begin(), table_.begin() + std::ptrdiff_t(used), BookRecord{});
+  std::filesystem::path path = run_prefix_;
+  path += "-" + std::to_string(runs_.size()) + ".run";
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  const bool ok = f && std::fwrite(table_.data(), sizeof(BookRecord), used, f) == used;
+  const bool closed = f && std::fclose(f) == 0;
+  if ((!ok || !closed) && status_.ok())
+    status_ = make_error(ErrorCode::kIo, path.string() + ": cannot write spill run: " + std::strerror(errno));
+  runs_.push_back(path);
+  std::fill(table_.data(), table_.data() + used, BookRecord{});
   count_ = 0;
 }
 
-Status merge_book_sources(const std::vector<std::filesystem::path>& runs, std::vector<std::vector<BookRecord>> memory,
-                          std::uint32_t min_games, const std::function<Status(const BookRecord&)>& sink) {
+namespace {
+
+// Merges sorted spans (few: a linear scan for the smallest head beats a heap), summing equal
+// (key, move) pairs; appends records with games >= min_games to out.
+Status merge_spans(std::vector<std::span<const BookRecord>> spans, std::uint32_t min_games, std::vector<BookRecord>& out) {
+  std::erase_if(spans, [](const auto& s) { return s.empty(); });
+  while (!spans.empty()) {
+    std::size_t best = 0;
+    for (std::size_t s = 1; s < spans.size(); ++s)
+      if (spans[s].front() < spans[best].front()) best = s;
+    BookRecord acc = spans[best].front();
+    spans[best] = spans[best].subspan(1);
+    for (std::size_t s = 0; s < spans.size(); ++s) {
+      if (!spans[s].empty() && spans[s].front().key == acc.key && spans[s].front().move == acc.move) {
+        if (!acc.add(spans[s].front()))
+          return make_error(ErrorCode::kCorrupt, "book: a count passed 2^32 for one move while merging");
+        spans[s] = spans[s].subspan(1);
+      }
+    }
+    if (acc.games >= min_games) out.push_back(acc);
+    std::erase_if(spans, [](const auto& s) { return s.empty(); });
+  }
+  return {};
+}
+
+// Cuts the key space into kMergePartitions ranges and merges them in parallel, a wave at a time,
+// handing each wave's output to sink in key order.
+Status merge_memory_parallel(const std::vector<SortedRun>& memory, std::uint32_t min_games,
+                             const std::function<Status(const BookRecord&)>& sink, tbb::task_arena& arena) {
+  // bounds[r][p] = first record of run r in partition p (keys are uniform: equal key ranges).
+  std::vector<std::vector<std::size_t>> bounds(memory.size(), std::vector<std::size_t>(kMergePartitions + 1));
+  for (std::size_t r = 0; r < memory.size(); ++r) {
+    const auto recs = memory[r].records();
+    for (std::size_t p = 0; p < kMergePartitions; ++p)
+      bounds[r][p] = p == 0 ? 0 : formats::lower_bound_key(recs, std::uint64_t(p) << 56);
+    bounds[r][kMergePartitions] = recs.size();
+  }
+  static_assert(kMergePartitions == 256, "partition p holds the keys whose top byte is p");
+  const std::size_t wave = std::size_t(std::max(arena.max_concurrency(), 1)) * 4;
+  std::vector<std::vector<BookRecord>> outs(wave);
+  std::vector<Status> statuses(wave);
+  for (std::size_t first = 0; first < kMergePartitions; first += wave) {
+    const std::size_t count = std::min(wave, kMergePartitions - first);
+    arena.execute([&] {
+      tbb::parallel_for(std::size_t{0}, count, [&](std::size_t i) {
+        const std::size_t p = first + i;
+        std::vector<std::span<const BookRecord>> spans;
+        for (std::size_t r = 0; r < memory.size(); ++r)
+          spans.push_back(memory[r].records().subspan(bounds[r][p], bounds[r][p + 1] - bounds[r][p]));
+        outs[i].clear();
+        statuses[i] = merge_spans(std::move(spans), min_games, outs[i]);
+      });
+    });
+    for (std::size_t i = 0; i < count; ++i) {
+      if (!statuses[i]) return statuses[i];
+      for (const BookRecord& r : outs[i])
+        if (auto st = sink(r); !st) return st;
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
+Status merge_book_sources(const std::vector<std::filesystem::path>& runs, std::vector<SortedRun> memory,
+                          std::uint32_t min_games, const std::function<Status(const BookRecord&)>& sink,
+                          tbb::task_arena* arena) {
+  if (runs.empty() && arena != nullptr) return merge_memory_parallel(memory, min_games, sink, *arena);
   std::vector<std::unique_ptr<RunReader>> readers;
   for (const auto& path : runs) {
     auto reader = std::make_unique<RunReader>();
     if (auto s = reader->open(path); !s) return s;
     if (!reader->done()) readers.push_back(std::move(reader));
   }
-  // Sources 0..R-1 are runs, R.. are the in-memory vectors.
+  // Sources 0..R-1 are runs, R.. are the in-memory runs.
   std::vector<std::size_t> mem_pos(memory.size(), 0);
   const std::size_t run_count = readers.size();
   auto head = [&](std::size_t s) -> const BookRecord& {
-    return s < run_count ? readers[s]->current() : memory[s - run_count][mem_pos[s - run_count]];
+    return s < run_count ? readers[s]->current() : memory[s - run_count].records()[mem_pos[s - run_count]];
   };
   auto greater = [&](std::size_t a, std::size_t b) { return head(b) < head(a) || (!(head(a) < head(b)) && a > b); };
   std::priority_queue<std::size_t, std::vector<std::size_t>, decltype(greater)> heap(greater);
   for (std::size_t s = 0; s < run_count; ++s) heap.push(s);
   for (std::size_t m = 0; m < memory.size(); ++m)
-    if (!memory[m].empty()) heap.push(run_count + m);
+    if (memory[m].size > 0) heap.push(run_count + m);
 
   bool have = false;
   BookRecord acc{};
@@ -205,7 +291,7 @@ Status merge_book_sources(const std::vector<std::filesystem::path>& runs, std::v
     if (s < run_count) {
       if (auto st = readers[s]->advance(); !st) return st;
       if (!readers[s]->done()) heap.push(s);
-    } else if (++mem_pos[s - run_count] < memory[s - run_count].size()) {
+    } else if (++mem_pos[s - run_count] < memory[s - run_count].size) {
       heap.push(s);
     }
   }

@@ -6,6 +6,7 @@
 #include <mutex>
 #include <optional>
 
+#include <oneapi/tbb/parallel_for.h>
 #include <oneapi/tbb/task_arena.h>
 
 #include "pgn/book_aggregator.h"
@@ -45,14 +46,16 @@ class TempDir {
 struct Slot {
   std::mutex mutex;
   std::unique_ptr<BookAggregator> aggregator;
+  std::vector<BookRecord> scratch;  // one game's records
 };
 
-void add_game_records(const BookGame& game, BookAggregator& agg) {
+void add_game_records(const BookGame& game, Slot& slot) {
   BookRecord r{};
   r.games = 1;
   r.white_wins = game.result == GameResult::kWhiteWins;
   r.draws = game.result == GameResult::kDraw;
   r.black_wins = game.result == GameResult::kBlackWins;
+  slot.scratch.clear();
   for (const BookPly& p : game.plies) {
     r.key = p.key;
     r.move = p.move;
@@ -60,8 +63,9 @@ void add_game_records(const BookGame& game, BookAggregator& agg) {
     const std::uint32_t elo = p.white_to_move ? game.white_elo : game.black_elo;
     r.rated_games = elo ? 1 : 0;
     r.elo_sum = elo;
-    agg.add(r);
+    slot.scratch.push_back(r);
   }
+  slot.aggregator->add_all(slot.scratch);
 }
 
 // Compat chunks keep their games so they can be replayed in input order.
@@ -105,6 +109,7 @@ Result<BookBuildSummary> build_book(const std::vector<std::string>& inputs, cons
   ReaderOptions reader;
   reader.follow_variations = !o.polyglot_compat && o.filter.variations;
   reader.on_error = ReaderOptions::OnError::kSkipGame;
+  reader.max_ply = o.polyglot_compat ? o.compat.max_ply : o.filter.max_ply;
   ParallelOptions parallel;
   parallel.chunk_size = o.chunk_size;
   if (o.polyglot_compat) return build_compat(inputs, o, arena, reader, parallel, progress);
@@ -123,7 +128,7 @@ Result<BookBuildSummary> build_book(const std::vector<std::string>& inputs, cons
     const int index = tbb::this_task_arena::current_thread_index();
     Slot& slot = aggs[index >= 0 && std::size_t(index) + 1 < slots ? std::size_t(index) : slots - 1];
     std::lock_guard lock(slot.mutex);
-    add_game_records(g, *slot.aggregator);
+    add_game_records(g, slot);
   };
   BookBuildSummary summary;
   auto read = read_pgn_parallel(
@@ -138,11 +143,14 @@ Result<BookBuildSummary> build_book(const std::vector<std::string>& inputs, cons
   summary.read = std::move(*read);
 
   std::vector<std::filesystem::path> runs;
-  std::vector<std::vector<BookRecord>> memory;
-  for (auto& slot : aggs) {
-    if (!slot.aggregator->status().ok()) return slot.aggregator->status().error();
-    runs.insert(runs.end(), slot.aggregator->runs().begin(), slot.aggregator->runs().end());
-    for (auto& run : slot.aggregator->take_sorted()) memory.push_back(std::move(run));
+  std::vector<SortedRun> memory;
+  // Each aggregator sorts its table on its own thread.
+  std::vector<std::vector<SortedRun>> sorted(slots);
+  arena.execute([&] { tbb::parallel_for(std::size_t{0}, slots, [&](std::size_t i) { sorted[i] = aggs[i].aggregator->take_sorted(); }); });
+  for (std::size_t i = 0; i < slots; ++i) {
+    if (!aggs[i].aggregator->status().ok()) return aggs[i].aggregator->status().error();
+    runs.insert(runs.end(), aggs[i].aggregator->runs().begin(), aggs[i].aggregator->runs().end());
+    for (auto& run : sorted[i]) memory.push_back(std::move(run));
   }
   summary.spill_runs = runs.size();
 
@@ -173,7 +181,7 @@ Result<BookBuildSummary> build_book(const std::vector<std::string>& inputs, cons
       if (auto s = writer->add(r); !s) return s;
     if (exporter) return exporter->add(r);
     return {};
-  });
+  }, &arena);
   if (!status) return status.error();
   if (writer) {
     auto info = writer->finish();

@@ -22,8 +22,8 @@ void PolyglotCompatBook::grow() {
     slots_[s] = i;
   }
   if (key_count_ * 2 >= key_head_.size()) {
-    std::vector<std::uint32_t> heads(key_head_.size() * 2, kNone);
-    std::vector<std::uint64_t> keys(key_head_.size() * 2, 0);
+    Vector<std::uint32_t> heads(key_head_.size() * 2, kNone);
+    Vector<std::uint64_t> keys(key_head_.size() * 2, 0);
     const std::size_t kmask = heads.size() - 1;
     for (std::size_t i = 0; i < key_head_.size(); ++i) {
       if (key_head_[i] == kNone) continue;
@@ -77,13 +77,20 @@ void PolyglotCompatBook::halve(std::uint32_t index) {
 void PolyglotCompatBook::add_game(const BookGame& game, std::uint32_t max_ply) {
   int result = game.tag_result;  // from the mover's view: +1 win, -1 loss, 0 otherwise
   std::uint32_t ply = 0;
-  for (const BookPly& p : game.plies) {
+  constexpr std::size_t kAhead = 4;  // prefetch the hash slot of the ply this far ahead
+  const std::size_t mask = slots_.size() - 1;
+  for (std::size_t i = 0; i < std::min(kAhead, game.plies.size()); ++i)
+    __builtin_prefetch(&slots_[hash_pair(game.plies[i].key, game.plies[i].move) & mask]);
+  for (std::size_t i = 0; i < game.plies.size(); ++i) {
+    const BookPly& p = game.plies[i];
     if (ply >= max_ply) break;
-    const std::uint32_t i = find_or_insert(p.key, p.move, p.white_to_move);
-    Entry& e = entries_[i];
+    if (i + kAhead < game.plies.size())
+      __builtin_prefetch(&slots_[hash_pair(game.plies[i + kAhead].key, game.plies[i + kAhead].move) & (slots_.size() - 1)]);
+    const std::uint32_t index = find_or_insert(p.key, p.move, p.white_to_move);
+    Entry& e = entries_[index];
     ++e.n;
     e.sum = std::uint16_t(e.sum + result + 1);
-    if (e.n >= kCountMax) halve(i);
+    if (e.n >= kCountMax) halve(index);
     ++ply;
     result = -result;
   }

@@ -13,6 +13,7 @@
 
 #include "formats/polyglot_book.h"
 #include "pgn/book_game.h"
+#include "formats/large_allocator.h"
 
 namespace tbkit::pgn {
 
@@ -49,10 +50,13 @@ class PolyglotCompatBook {
   void halve(std::uint32_t first_of_key);
   void grow();
 
-  std::vector<Entry> entries_;
-  std::vector<std::uint32_t> slots_;  // open addressing over (key, move) -> entry index
-  std::vector<std::uint32_t> key_head_;  // parallel table: first entry of each key, keyed by key alone
-  std::vector<std::uint64_t> key_keys_;
+  // Huge-page backed (large_allocator.h): growing these tables was mostly page faults.
+  template <class T>
+  using Vector = std::vector<T, formats::LargeAllocator<T>>;
+  Vector<Entry> entries_;
+  Vector<std::uint32_t> slots_;     // open addressing over (key, move) -> entry index
+  Vector<std::uint32_t> key_head_;  // parallel table: first entry of each key, keyed by key alone
+  Vector<std::uint64_t> key_keys_;
   std::size_t key_count_ = 0;
 };
 

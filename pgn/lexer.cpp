@@ -5,6 +5,10 @@
 #include <cassert>
 #include <cstring>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace tbkit::pgn {
 namespace {
 
@@ -27,6 +31,23 @@ constexpr auto kChars = make_char_table();
 [[nodiscard]] inline bool has(char c, std::uint8_t flag) { return (kChars[static_cast<unsigned char>(c)] & flag) != 0; }
 
 }  // namespace
+
+std::uint64_t count_newlines(const char* begin, const char* end) {
+  std::uint64_t n = 0;
+  const char* p = begin;
+#if defined(__SSE2__)
+  const __m128i nl = _mm_set1_epi8('\n');
+  for (; end - p >= 64; p += 64) {
+    const auto eq = [&](int i) {
+      return std::uint64_t(unsigned(_mm_movemask_epi8(
+          _mm_cmpeq_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * i)), nl))));
+    };
+    n += std::uint64_t(__builtin_popcountll(eq(0) | eq(1) << 16 | eq(2) << 32 | eq(3) << 48));
+  }
+#endif
+  for (; p < end; ++p) n += *p == '\n';
+  return n;
+}
 
 Lexer::Lexer(formats::InputStream& input, std::size_t buffer_size)
     : input_(&input), storage_(std::max<std::size_t>(buffer_size, 16)) {
@@ -68,7 +89,7 @@ bool Lexer::refill(std::size_t keep) {
 
 void Lexer::count_lines_to(std::size_t pos) {
   if (pos <= counted_) return;
-  line_ += std::uint64_t(std::count(buf_ + counted_, buf_ + pos, '\n'));
+  line_ += count_newlines(buf_ + counted_, buf_ + pos);
   counted_ = pos;
 }
 
@@ -78,40 +99,8 @@ std::uint64_t Lexer::line_of(std::uint64_t offset) {
   return line_;
 }
 
-Token Lexer::next() {
-  for (;;) {
-    if (base_ == 0 && pos_ == 0) {
-      if (end_ < 3 && !eof_) {
-        refill(0);
-        continue;
-      }
-      if (end_ >= 3 && std::memcmp(buf_, "\xEF\xBB\xBF", 3) == 0) pos_ = 3;
-    }
-    while (pos_ < end_ && has(buf_[pos_], kSpace)) ++pos_;
-    if (pos_ == end_) {
-      if (!refill(pos_)) return Token{TokenKind::kEnd, {}, {}, false, base_ + pos_};
-      continue;
-    }
-    const char before = pos_ > 0 ? buf_[pos_ - 1] : char_before_buf_;
-    if (buf_[pos_] == '%' && before == '\n') {
-      // An escape line: ignored up to its end.
-      const void* nl = std::memchr(buf_ + pos_, '\n', end_ - pos_);
-      if (nl != nullptr) {
-        pos_ = std::size_t(static_cast<const char*>(nl) - buf_);
-      } else if (eof_) {
-        pos_ = end_;
-      } else {
-        refill(pos_);
-      }
-      continue;
-    }
-    Token t;
-    if (scan(t)) return t;
-    refill(pos_);
-  }
-}
-
-bool Lexer::scan(Token& t) {
+// Inlined into next(): it runs once per token.
+[[gnu::always_inline]] inline bool Lexer::scan(Token& t) {
   const char* p = buf_ + pos_;
   const char* e = buf_ + end_;
   t.offset = base_ + pos_;
@@ -240,6 +229,72 @@ bool Lexer::scan_tag(Token& t) {
   t.value_escaped = any_backslash;
   pos_ = std::size_t(next - buf_);
   return true;
+}
+
+Token Lexer::next() {
+  // One Token object for every return path: it is built in place in the caller (no copy that
+  // would reload half-written fields).
+  Token t;
+  for (;;) {
+    if (base_ == 0 && pos_ == 0) [[unlikely]] {
+      if (end_ < 3 && !eof_) {
+        refill(0);
+        continue;
+      }
+      if (end_ >= 3 && std::memcmp(buf_, "\xEF\xBB\xBF", 3) == 0) pos_ = 3;
+    }
+    while (pos_ < end_ && has(buf_[pos_], kSpace)) ++pos_;
+    if (pos_ == end_) [[unlikely]] {
+      if (!refill(pos_)) {
+        t.kind = TokenKind::kEnd;
+        t.offset = base_ + pos_;
+        return t;
+      }
+      continue;
+    }
+    if (buf_[pos_] == '%' && (pos_ > 0 ? buf_[pos_ - 1] : char_before_buf_) == '\n') [[unlikely]] {
+      // An escape line: ignored up to its end.
+      const void* nl = std::memchr(buf_ + pos_, '\n', end_ - pos_);
+      if (nl != nullptr) {
+        pos_ = std::size_t(static_cast<const char*>(nl) - buf_);
+      } else if (eof_) {
+        pos_ = end_;
+      } else {
+        refill(pos_);
+      }
+      continue;
+    }
+    if (scan(t)) return t;
+    refill(pos_);
+  }
+}
+
+Token Lexer::next_significant() {
+  // Only whole tokens inside the buffer are skipped here; anything else (a token cut by the buffer's
+  // end, the stream's start, '%' lines: next() sees the same byte before them) is left to next().
+  if (base_ + pos_ > 0) {
+    const char* p = buf_ + pos_;
+    const char* e = buf_ + end_;
+    while (p < e) {
+      const char c = *p;
+      if (has(c, kSpace) || c == '.') {
+        ++p;
+      } else if (c == '{') {
+        const void* close = std::memchr(p + 1, '}', std::size_t(e - p - 1));
+        if (close == nullptr) break;
+        p = static_cast<const char*>(close) + 1;
+      } else if (has(c, kSymbolChar) && c != '0' && c != '1') {
+        const char* q = p + 1;
+        while (q < e && has(*q, kSymbolChar)) ++q;
+        if (q == e) break;
+        p = q;
+      } else {
+        break;
+      }
+    }
+    pos_ = std::size_t(p - buf_);
+  }
+  return next();
 }
 
 }  // namespace tbkit::pgn

@@ -36,6 +36,9 @@ struct Token {
   std::uint64_t offset = 0;    // of the token's first byte in the stream
 };
 
+// Number of '\n' bytes in [begin, end); SIMD where the target has SSE2.
+[[nodiscard]] std::uint64_t count_newlines(const char* begin, const char* end);
+
 class Lexer {
  public:
   // Streams from `input`, reading `buffer_size` bytes at a time (the buffer grows for longer tokens).
@@ -45,6 +48,10 @@ class Lexer {
 
   // The next token. %-escape lines and whitespace are skipped; a UTF-8 BOM at offset 0 is skipped.
   [[nodiscard]] Token next();
+  // Like next(), but first skips what a parser that no longer resolves moves ignores anyway: symbols
+  // that cannot be a result (not starting with '0' or '1'), periods and complete {comments}. Every
+  // other token comes as from next(), so game ends, variations and errors are found the same way.
+  [[nodiscard]] Token next_significant();
   // Makes the next call to next() return `token` again (it must be the last token returned).
   void unread(const Token& token) { pos_ = std::size_t(token.offset - base_); }
   // 1-based line of a stream offset; offsets must not decrease between calls and must not be

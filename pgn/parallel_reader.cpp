@@ -2,8 +2,11 @@
 
 #include <algorithm>
 #include <cstring>
+#include <memory>
 #include <mutex>
 #include <optional>
+#include <string_view>
+#include <utility>
 
 #include <oneapi/tbb/parallel_pipeline.h>
 
@@ -14,9 +17,49 @@
 namespace tbkit::pgn {
 namespace {
 
+// Chunk text: a growable byte buffer that, unlike std::string, does not zero what it is about to
+// overwrite with file data.
+class TextBuffer {
+ public:
+  TextBuffer() = default;
+  TextBuffer(TextBuffer&& o) noexcept
+      : data_(std::move(o.data_)), size_(std::exchange(o.size_, 0)), capacity_(std::exchange(o.capacity_, 0)) {}
+  TextBuffer& operator=(TextBuffer&& o) noexcept {
+    data_ = std::move(o.data_);
+    size_ = std::exchange(o.size_, 0);
+    capacity_ = std::exchange(o.capacity_, 0);
+    return *this;
+  }
+  [[nodiscard]] char* data() { return data_.get(); }
+  [[nodiscard]] const char* data() const { return data_.get(); }
+  [[nodiscard]] std::size_t size() const { return size_; }
+  [[nodiscard]] std::string_view view() const { return {data_.get(), size_}; }
+  void clear() { size_ = 0; }
+  // New bytes are uninitialized.
+  void resize(std::size_t n) {
+    if (n > capacity_) {
+      const std::size_t cap = std::max(n, capacity_ * 2);
+      auto bigger = std::make_unique_for_overwrite<char[]>(cap);
+      if (size_ > 0) std::memcpy(bigger.get(), data_.get(), size_);
+      data_ = std::move(bigger);
+      capacity_ = cap;
+    }
+    size_ = n;
+  }
+  void assign(const char* p, std::size_t n) {
+    resize(n);
+    if (n > 0) std::memcpy(data_.get(), p, n);
+  }
+
+ private:
+  std::unique_ptr<char[]> data_;
+  std::size_t size_ = 0;
+  std::size_t capacity_ = 0;
+};
+
 struct Chunk {
   ChunkInfo info;
-  std::string data;
+  TextBuffer data;
   std::uint64_t first_line = 1;
   std::uint64_t raw_bytes_read = 0;
   std::uint64_t raw_size = 0;
@@ -28,10 +71,44 @@ bool is_tag_start(const char* p, const char* end) {
   return p + 1 < end && p[0] == '[' && ((p[1] >= 'A' && p[1] <= 'Z') || (p[1] >= 'a' && p[1] <= 'z'));
 }
 
-// A chunk boundary is a line starting "[Letter" whose previous non-blank line does not start with
-// '[': the first tag of a game that follows movetext. Returns npos if none is found in
-// [from, size) with enough bytes after it to decide.
-std::size_t find_game_start(const std::string& data, std::size_t from) {
+// Whether a "{...}" comment is open at a position: the last brace before it is '{'. A brace comment
+// ends at its first '}', so if the last brace is '}' (or there is none since the chunk start, which
+// is outside any comment) no comment can be open. A '{' inside a tag value or a ';' comment also
+// counts as open: such candidates are refused, which only makes a chunk longer.
+class BraceState {
+ public:
+  // True when a candidate at `pos` must be refused: a brace comment may be open there. Candidates
+  // come in increasing order within a chunk; one before the furthest position asked about was
+  // already refused (the search stops at the first accepted one), so it is refused again.
+  bool refuses(const char* data, std::size_t pos) {
+    if (pos < scanned_) return true;
+    if (pos > scanned_) {
+      const char* b = data + scanned_;
+      const std::size_t n = pos - scanned_;
+      const char* open = static_cast<const char*>(::memrchr(b, '{', n));
+      const char* close = static_cast<const char*>(::memrchr(b, '}', n));
+      if (open != nullptr && (close == nullptr || open > close)) open_ = true;
+      else if (close != nullptr) open_ = false;
+      scanned_ = pos;
+    }
+    return open_;
+  }
+  // A new chunk starts: its first byte is outside any comment.
+  void reset() {
+    scanned_ = 0;
+    open_ = false;
+  }
+
+ private:
+  std::size_t scanned_ = 0;
+  bool open_ = false;
+};
+
+// A chunk boundary is a line starting "[Letter" that is outside any brace comment and whose
+// previous non-blank line does not start with '[': the first tag of a game that follows movetext.
+// The sequential reader ends a game at such a line too (a tag token ends the movetext), so the
+// games are the same either way. Returns npos if none is found in [from, size).
+std::size_t find_game_start(const TextBuffer& data, std::size_t from, BraceState& braces) {
   const char* b = data.data();
   const char* e = b + data.size();
   for (std::size_t pos = std::max<std::size_t>(from, 1); pos < data.size();) {
@@ -47,7 +124,9 @@ std::size_t find_game_start(const std::string& data, std::size_t from) {
     const char* prev_start = q;
     while (prev_start > b && prev_start[-1] != '\n') --prev_start;
     while (prev_start < q && (*prev_start == ' ' || *prev_start == '\t')) ++prev_start;
-    if (*prev_start != '[') return std::size_t(line - b);
+    if (*prev_start == '[') continue;
+    if (braces.refuses(b, std::size_t(line - b))) continue;
+    return std::size_t(line - b);
   }
   return std::string::npos;
 }
@@ -68,6 +147,7 @@ class ChunkSource {
         }
         input_ = std::move(*opened);
         pending_.clear();
+        braces_.reset();
         offset_ = 0;
         line_ = 1;
         eof_ = false;
@@ -75,7 +155,7 @@ class ChunkSource {
       std::size_t split = std::string::npos;
       std::size_t search_from = options_.chunk_size;
       while (!eof_) {
-        split = pending_.size() > search_from ? find_game_start(pending_, search_from) : std::string::npos;
+        split = pending_.size() > search_from ? find_game_start(pending_, search_from, braces_) : std::string::npos;
         if (split != std::string::npos) break;
         search_from = std::max(search_from, pending_.size() > 256 ? pending_.size() - 256 : std::size_t{0});
         const std::size_t old = pending_.size();
@@ -106,20 +186,21 @@ class ChunkSource {
       c.raw_bytes_read = input_->raw_bytes_read();
       c.raw_size = input_->raw_size();
       // The chunk takes the buffer; only the bytes after the split are copied.
-      std::string rest = take_buffer();
-      rest.assign(pending_, split, std::string::npos);
+      TextBuffer rest = take_buffer();
+      rest.assign(pending_.data() + split, pending_.size() - split);
       c.data = std::move(pending_);
       c.data.resize(split);
       pending_ = std::move(rest);
+      braces_.reset();
       offset_ += split;
-      line_ += std::uint64_t(std::count(c.data.begin(), c.data.end(), '\n'));
+      line_ += count_newlines(c.data.data(), c.data.data() + c.data.size());
       return c;
     }
   }
   [[nodiscard]] const std::optional<Error>& error() const { return error_; }
 
   // Buffers of finished chunks are reused, which saves page faults on fresh memory.
-  void give_back(std::string&& buffer) {
+  void give_back(TextBuffer&& buffer) {
     std::lock_guard lock(pool_mutex_);
     if (pool_.size() < 4) pool_.push_back(std::move(buffer));
   }
@@ -129,19 +210,20 @@ class ChunkSource {
   const ParallelOptions& options_;
   std::size_t file_ = 0;
   std::unique_ptr<formats::InputStream> input_;
-  std::string pending_;
+  TextBuffer pending_;
+  BraceState braces_;  // over pending_, from its start
   std::uint64_t offset_ = 0;
   std::uint64_t line_ = 1;
   std::uint64_t index_ = 0;
   bool eof_ = false;
   std::optional<Error> error_;
   std::mutex pool_mutex_;
-  std::vector<std::string> pool_;
+  std::vector<TextBuffer> pool_;
 
-  std::string take_buffer() {
+  TextBuffer take_buffer() {
     std::lock_guard lock(pool_mutex_);
     if (pool_.empty()) return {};
-    std::string b = std::move(pool_.back());
+    TextBuffer b = std::move(pool_.back());
     pool_.pop_back();
     b.clear();
     return b;
@@ -176,7 +258,7 @@ Result<ReadSummary> read_pgn_parallel(const std::vector<std::string>& paths, tbb
             tbb::make_filter<Chunk*, Chunk*>(tbb::filter_mode::parallel,
                                              [&](Chunk* c) {
                                                c->visitor = make_visitor(c->info);
-                                               Lexer lexer(c->data, c->info.byte_offset, c->first_line);
+                                               Lexer lexer(c->data.view(), c->info.byte_offset, c->first_line);
                                                parse_games(lexer, c->info.source, *c->visitor, options, c->counts);
                                                return c;
                                              }) &

@@ -60,6 +60,7 @@ class GameParser {
   struct Frame {
     Position pos;
     Move last;
+    std::uint32_t ply = 0;  // plies from the game's start position to pos
     bool has_last = false;
     bool last_null = false;
   };
@@ -87,6 +88,7 @@ class GameParser {
   GameError error_;
   bool resolving_ = false;  // moves are being resolved and delivered
   int skip_depth_ = -1;     // depth of the variation being skipped, or -1
+  bool past_max_ply_ = false;  // the main line passed max_ply: the lexer may skip ignored tokens
 };
 
 void GameParser::fail(const char* reason, std::string message, const Token& t) {
@@ -150,6 +152,7 @@ bool GameParser::start_moves() {
     root.pos = Position();
   }
   root.has_last = false;
+  root.ply = 0;
   if (!v_.begin_moves(root.pos)) return false;
   for (const auto& text : pending_comments_) v_.comment(text);
   return true;
@@ -158,15 +161,27 @@ bool GameParser::start_moves() {
 void GameParser::handle_symbol(const Token& t, int depth) {
   if (!resolving_ || skip_depth_ >= 0) return;
   Frame& f = frames_[std::size_t(depth)];
-  if (is_null_move(t.text)) {
+  const bool null_move = is_null_move(t.text);
+  if (!null_move && is_move_number(t.text)) return;
+  if (f.ply >= o_.max_ply) {
+    // Past the ply limit: the rest of this line is not wanted ("0000" is a null move, not a number).
+    if (depth == 0) {
+      resolving_ = false;
+      past_max_ply_ = true;
+    } else {
+      skip_depth_ = depth - 1;  // as if the variation had been skipped from its '(' on
+    }
+    return;
+  }
+  if (null_move) {
     if (f.pos.in_check()) return fail("illegal_null_move", "null move '" + std::string(t.text) + "' while in check", t);
     v_.move(f.pos, Move::none(), depth);
     f.pos.do_null_move();
     f.last = Move::none();
     f.has_last = f.last_null = true;
+    ++f.ply;
     return;
   }
-  if (is_move_number(t.text)) return;
   SanFailure why;
   const Move m = resolve_san(f.pos, t.text, why);
   if (m.is_none()) return fail(why.reason_code, std::move(why.message), t);
@@ -175,6 +190,7 @@ void GameParser::handle_symbol(const Token& t, int depth) {
   f.last = m;
   f.has_last = true;
   f.last_null = false;
+  ++f.ply;
 }
 
 void GameParser::open_variation(const Token& t, int depth) {
@@ -192,6 +208,7 @@ void GameParser::open_variation(const Token& t, int depth) {
   if (parent.last_null) child.pos.undo_null_move();
   else child.pos.undo_move(parent.last);
   child.has_last = false;
+  child.ply = parent.ply - 1;
 }
 
 void GameParser::finish_game(GameResult result) {
@@ -248,7 +265,8 @@ bool GameParser::parse_game() {
   GameResult result = GameResult::kUnknown;
   bool have_result = false;
   int depth = 0;
-  for (; !next_game_follows; t = lx_.next()) {
+  past_max_ply_ = false;
+  for (; !next_game_follows; t = past_max_ply_ ? lx_.next_significant() : lx_.next()) {
     switch (t.kind) {
       case TokenKind::kSymbol:
         if (depth == 0 && parse_result(t.text, result)) {

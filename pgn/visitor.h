@@ -67,6 +67,11 @@ struct ReaderOptions {
   // Deliver moves inside (...) too (with their depth); otherwise variations are skipped unparsed.
   bool follow_variations = false;
   enum class OnError { kSkipGame, kCutGame } on_error = OnError::kSkipGame;
+  // Plies resolved per line: a move at ply >= max_ply (counted from the game's start position, in
+  // the main line or a variation) is not resolved or delivered, nor is anything after it on its line
+  // (comments, deeper variations); the rest of the game is only tokenized to find its end, so a bad
+  // move there goes unnoticed. Tokenizer errors (bad_token, unterminated) are still reported.
+  std::uint32_t max_ply = 0xFFFFFFFF;
   // Bytes read from the source at a time; tokens longer than this still work (the buffer grows).
   std::size_t buffer_size = std::size_t{1} << 20;
   // How many diagnostic messages ReadSummary keeps (the counts are always complete).

@@ -120,3 +120,32 @@ TEST_CASE("parallel reader: several files, zstd, errors", "[pgn][parallel]") {
   REQUIRE_FALSE(bad.ok());
   CHECK(bad.error().code == ErrorCode::kCorrupt);
 }
+
+TEST_CASE("parallel reader: a comment quoting tag lines is not a game boundary", "[pgn][parallel]") {
+  // Each game's comment holds lines that look like the start of a game ("[Event" after movetext);
+  // the '{' in a ';' comment and in a tag value must not confuse the splitter either.
+  const std::string game =
+      "[Event \"quoting {\"]\n[Result \"1-0\"]\n\n1. e4 { a game from the archive:\n"
+      "[Event \"inner\"]\n[Site \"x\"]\n\n1. d4 d5 } e5 2. Nf3 ; brace { in a line comment\n"
+      "Nc6 { closed } 3. Bb5 {\n[Black \"also quoted\"]\n} a6 1-0\n\n"
+      "[Event \"next\"]\n\n1. d4 { [%clk 0:01:00]\n[Round \"1\"] } 1/2-1/2\n\n";
+  std::string text;
+  for (int i = 0; i < 40; ++i) text += game;
+  const auto path = (std::filesystem::temp_directory_path() / "tbkit_pgn_quoted_tags.pgn").string();
+  std::ofstream(path, std::ios::binary) << text;
+
+  RecordingVisitor seq;
+  auto s = read_pgn(path, seq, ReaderOptions{});
+  REQUIRE(s.ok());
+  CHECK(s->games_read == 80);
+  CHECK(s->games_used == 80);
+  // Chunk sizes that put the nominal split point everywhere inside the game text.
+  for (std::size_t chunk = 40; chunk < 400; chunk += 23) {
+    INFO("chunk size " << chunk);
+    const auto two = run({path}, 2, chunk, ReaderOptions{});
+    CHECK(two.chunks.size() > 1);
+    CHECK(two.summary.games_read == 80);
+    CHECK(two.summary.games_used == 80);
+    CHECK(two.digest == seq.digest());
+  }
+}

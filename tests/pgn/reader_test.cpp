@@ -213,3 +213,53 @@ TEST_CASE("reader: begin_moves false skips move resolution", "[pgn][reader]") {
   CHECK(s.games_used == 2);
   CHECK(v.games[0].moves.empty());
 }
+
+TEST_CASE("reader: max_ply stops move resolution; game ends, results and token errors stay the same", "[pgn][reader]") {
+  const std::string text =
+      "[Event \"a\"]\n\n1. e4 e5 2. Nf3 {c} Nc6 (2... d6 3. d4 (3. Bc4) exd4) 3. Bb5 $1 a6 4. Ba4!? Nf6 1-0\n\n"
+      // Illegal moves past the limit go unnoticed; a comment holding a result and a tag-like line does not end the game.
+      "[Event \"b\"]\n[Result \"0-1\"]\n\n1. d4 d5 2. c4 Qxh1 { 1-0\n[Event \"x\"] } 3. Zz9 0-1\n\n"
+      // A bad character past the limit still fails the game; so does an unterminated comment.
+      "[Event \"c\"]\n\n1. c4 e5 2. g3 ~ Nf6 *\n\n"
+      "1. e4 c5 2. Nf3 d6 3. d4 ; line comment { not a brace\n cxd4 1/2-1/2\n"
+      "%escape line 1-0\n1. f4 e5 2. fxe5 d6 3. exd6 {open";
+  const auto full = read_text(text);
+  REQUIRE(full.games.size() == 5);
+  CHECK(full.games[1].has_error);  // Qxh1 is illegal
+  for (std::uint32_t limit : {0u, 1u, 2u, 3u, 4u, 5u, 100u}) {
+    for (std::size_t buffer : {std::size_t{1}, std::size_t{3}, std::size_t{1} << 20}) {
+      INFO("max_ply " << limit << " buffer " << buffer);
+      ReaderOptions o;
+      o.max_ply = limit;
+      o.buffer_size = buffer;
+      o.follow_variations = true;
+      RecordingVisitor v;
+      auto s = read_pgn(temp_file("max_ply.pgn", text), v, o);
+      REQUIRE(s.ok());
+      REQUIRE(v.games.size() == full.games.size());
+      // Game 0 with variations: main line and variation moves below the limit.
+      std::vector<std::string> expected0;
+      const std::vector<std::pair<std::string, int>> plies0 = {
+          {"e2e4", 0}, {"e7e5", 1}, {"g1f3", 2}, {"b8c6", 3}, {"(1)d7d6", 3}, {"(1)d2d4", 4}, {"(2)f1c4", 4},
+          {"(1)e5d4", 5}, {"f1b5", 4}, {"a7a6", 5}, {"b5a4", 6}, {"g8f6", 7}};
+      for (const auto& [m, ply] : plies0)
+        if (std::uint32_t(ply) < limit) expected0.push_back(m);
+      CHECK(v.games[0].moves == expected0);
+      for (std::size_t g = 0; g < v.games.size(); ++g) {
+        INFO("game " << g);
+        CHECK(v.games[g].tags == full.games[g].tags);
+        CHECK(v.games[g].location.line == full.games[g].location.line);
+        if (g == 1) continue;
+        CHECK(v.games[g].result == full.games[g].result);
+        CHECK(v.games[g].has_error == full.games[g].has_error);
+        CHECK(v.games[g].error.reason_code == full.games[g].error.reason_code);
+      }
+      // Game 1's illegal move is the 4th ply: seen only when the limit lets it be resolved.
+      CHECK(v.games[1].has_error == (limit > 3));
+      CHECK(v.games[1].result == (limit > 3 ? GameResult::kUnknown : GameResult::kBlackWins));
+      CHECK(v.games[2].error.reason_code == "bad_token");
+      CHECK(v.games[4].error.reason_code == "unterminated");
+      CHECK(v.games[3].result == GameResult::kDraw);
+    }
+  }
+}
