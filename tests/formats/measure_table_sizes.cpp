@@ -72,7 +72,7 @@ std::vector<Variant> all_variants() {
   }
   // Format version 2: LZMA2 blocks.
   for (std::uint32_t kb : {64U, 256U, 1024U})
-    for (int preset : {6, 9})
+    for (int preset : {1, 3, 6, 9})
       for (bool extreme : {false, true}) {
         TableWriteOptions l;
         l.block_bytes = kb * 1024;
@@ -80,7 +80,7 @@ std::vector<Variant> all_variants() {
         l.lzma_extreme = extreme;
         v.push_back({"lzma" + std::to_string(preset) + (extreme ? "e" : "") + "-block" + std::to_string(kb) + "k", l});
       }
-  for (int level : {19, 22}) {
+  for (int level : {9, 15, 19, 22}) {
     TableWriteOptions z;
     z.codec = BlockCodec::kZstd;
     z.compression_level = level;
