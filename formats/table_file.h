@@ -33,14 +33,23 @@ enum class SymbolOrder : std::uint8_t {
   kValue,      // codes in ascending raw-value order (for measurements)
 };
 
+// How blocks are compressed (the file's `codec` field).
+enum class BlockCodec : std::uint8_t {
+  kLzma2,  // raw LZMA2 (default: smaller, slower to decode)
+  kZstd,   // zstd frames (the only codec of format version 1)
+};
+
 // Writer knobs; the defaults are the measured choice (docs/formats/table.md, "Measurements").
 struct TableWriteOptions {
-  std::uint32_t block_bytes = 65536;   // uncompressed bytes per block, 256..1 MiB
-  int compression_level = 19;          // zstd level, 1..22
-  std::uint32_t dictionary_bytes = 0;  // 0 = no dictionary, else the trained dictionary's capacity
+  std::uint32_t block_bytes = 1U << 20;  // uncompressed bytes per block, 256..1 MiB
+  BlockCodec codec = BlockCodec::kLzma2;
+  int compression_level = 9;             // zstd: 1..22; LZMA2: preset 0..9
+  bool lzma_extreme = false;             // LZMA2: liblzma's "extreme" preset variant
+  std::uint32_t dictionary_bytes = 0;    // zstd only: 0 = no dictionary, else the trained dictionary's capacity
   SymbolOrder symbol_order = SymbolOrder::kFrequency;
-  bool fill_illegal = true;            // store illegal slots as the previous value's symbol
-  bool wide_symbols = false;           // force 16-bit symbols (for measurements)
+  bool fill_illegal = true;              // store illegal slots as the previous value's symbol
+  bool wide_symbols = false;             // force 16-bit symbols (for measurements)
+  std::uint32_t format_version = 2;      // 1 writes the previous format (zstd only; for golden files)
 };
 
 // Writes a table file: both spans hold info.positions_per_side values (DtmValue::illegal() for
@@ -57,6 +66,33 @@ struct TableWriteOptions {
                                                           std::span<const DtmValue> white_to_move,
                                                           std::span<const DtmValue> black_to_move,
                                                           const TableWriteOptions& options = {});
+
+// The writer in steps, for callers that compress blocks in parallel (gen/ does, with TBB):
+//   auto enc = TableEncoder::create(info, w, b, options);      // symbols, header, dictionary
+//   blocks[k] = enc->encode_block(k) for k < enc->block_count() // any order, any threads
+//   bytes = enc->assemble(blocks)                                // same bytes as encode_table
+// The value spans must outlive the encoder. encode_block is const and thread-safe.
+class TableEncoder {
+ public:
+  [[nodiscard]] static Result<TableEncoder> create(const TableInfo& info, std::span<const DtmValue> white_to_move,
+                                                   std::span<const DtmValue> black_to_move,
+                                                   const TableWriteOptions& options = {});
+  [[nodiscard]] std::uint64_t block_count() const;
+  // Block k's compressed bytes (blocks: white to move first, each side in index order).
+  // Errors: kIo (compressor out of memory).
+  [[nodiscard]] Result<std::vector<std::byte>> encode_block(std::uint64_t block) const;
+  // The whole file from every block's bytes. Errors: kInvalidArgument (wrong number of blocks).
+  [[nodiscard]] Result<std::vector<std::byte>> assemble(std::span<const std::vector<std::byte>> blocks) const;
+
+  struct Impl;
+
+ private:
+  explicit TableEncoder(std::shared_ptr<const Impl> impl) : impl_(std::move(impl)) {}
+  std::shared_ptr<const Impl> impl_;
+};
+
+// Writes `bytes` to path + ".tmp", fsyncs, renames it to `path`; removes the tmp file on failure.
+[[nodiscard]] Status write_file_atomically(const std::filesystem::path& path, std::span<const std::byte> bytes);
 
 // A validated, read-only table file (mmapped). Copies share the mapping. All const methods are
 // thread-safe: the only mutable state is a mutex-guarded pool of decompression contexts.
@@ -94,6 +130,8 @@ class TableFile {
   [[nodiscard]] std::uint32_t values_per_block() const;
   [[nodiscard]] std::uint32_t symbol_count() const;
   [[nodiscard]] std::uint32_t dictionary_size() const;
+  [[nodiscard]] std::uint32_t format_version() const;
+  [[nodiscard]] BlockCodec codec() const;
 
   struct Impl;
 

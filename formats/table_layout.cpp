@@ -5,6 +5,9 @@
 
 #include "formats/byte_order.h"
 #include "formats/crc32c.h"
+#include "formats/lzma_block.h"
+
+#include <zstd.h>
 
 namespace tbkit::formats::layout {
 namespace {
@@ -33,6 +36,11 @@ Error corrupt(const std::string& name, std::uint64_t offset, const char* field, 
   return make_error(ErrorCode::kCorrupt, name + ": offset " + std::to_string(offset) + " (" + field + "): " + problem);
 }
 
+std::uint64_t Header::max_block_size() const {
+  const std::size_t raw = std::size_t(block_values) * symbol_width;
+  return codec == kCodecLzma2 ? lzma_block_bound(raw) : ZSTD_compressBound(raw);
+}
+
 Status check_info(const TableInfo& info) {
   if (!is_material_text(info.material))
     return make_error(ErrorCode::kInvalidArgument,
@@ -47,7 +55,7 @@ Status check_info(const TableInfo& info) {
 std::array<std::byte, kHeaderSize> encode_header(const Header& h) {
   std::array<std::byte, kHeaderSize> b{};
   std::copy(kMagic.begin(), kMagic.end(), b.begin());
-  store_le<std::uint32_t>(&b[kOffVersion], kVersion);
+  store_le<std::uint32_t>(&b[kOffVersion], h.version);
   store_le<std::uint32_t>(&b[kOffHeaderSize], kHeaderSize);
   std::memcpy(&b[kOffMaterial], h.info.material.data(), h.info.material.size());
   std::memcpy(&b[kOffGenerator], h.info.generator.data(), h.info.generator.size());
@@ -60,6 +68,7 @@ std::array<std::byte, kHeaderSize> encode_header(const Header& h) {
   store_le<std::uint32_t>(&b[kOffSymbolCount], h.symbol_count);
   b[kOffSymbolWidth] = std::byte{h.symbol_width};
   b[kOffChecksumType] = std::byte{kChecksumCrc32c};
+  if (h.version >= 2) b[kOffCodec] = std::byte{h.codec};
   store_le<std::uint32_t>(&b[kOffDictionarySize], h.dictionary_size);
   store_le<std::uint64_t>(&b[kOffBlockCount], h.block_count);
   store_le<std::uint32_t>(&b[kOffMetadataChecksum], h.metadata_checksum);
@@ -75,15 +84,16 @@ Result<Header> decode_header(std::span<const std::byte> bytes, std::uint64_t act
   const std::byte* p = bytes.data();
   if (!std::equal(kMagic.begin(), kMagic.end(), p)) return corrupt(name, kOffMagic, "magic", "not a tbkit table file");
   const auto version = load_le<std::uint32_t>(p + kOffVersion);
-  if (version != kVersion)
+  if (version < kOldestVersion || version > kVersion)
     return make_error(ErrorCode::kVersion, name + ": offset 8 (version): unsupported format version " +
                                                std::to_string(version) + " (this reader supports " +
-                                               std::to_string(kVersion) + ")");
+                                               std::to_string(kOldestVersion) + " to " + std::to_string(kVersion) + ")");
   const auto stored_crc = load_le<std::uint32_t>(p + kOffHeaderChecksum);
   const auto actual_crc = crc32c(bytes.first(kOffHeaderChecksum));
   if (stored_crc != actual_crc) return corrupt(name, kOffHeaderChecksum, "header_checksum", "header checksum mismatch");
 
   Header h;
+  h.version = version;
   if (load_le<std::uint32_t>(p + kOffHeaderSize) != kHeaderSize)
     return corrupt(name, kOffHeaderSize, "header_size", "must be 128");
   bool padded = false;
@@ -110,9 +120,18 @@ Result<Header> decode_header(std::span<const std::byte> bytes, std::uint64_t act
     return corrupt(name, kOffBlockValues, "block_values", "block size must be 256 bytes..1 MiB");
   if (std::uint8_t(p[kOffChecksumType]) != kChecksumCrc32c)
     return corrupt(name, kOffChecksumType, "checksum_type", "unknown checksum type");
-  if (load_le<std::uint16_t>(p + kOffReserved) != 0) return corrupt(name, kOffReserved, "reserved", "must be zero");
+  if (version == 1) {
+    if (load_le<std::uint16_t>(p + kOffCodec) != 0) return corrupt(name, kOffCodec, "reserved", "must be zero");
+    h.codec = kCodecZstd;
+  } else {
+    h.codec = std::uint8_t(p[kOffCodec]);
+    if (h.codec != kCodecZstd && h.codec != kCodecLzma2) return corrupt(name, kOffCodec, "codec", "unknown block codec");
+    if (p[kOffReserved] != std::byte{0}) return corrupt(name, kOffReserved, "reserved", "must be zero");
+  }
   h.dictionary_size = load_le<std::uint32_t>(p + kOffDictionarySize);
   if (h.dictionary_size > kMaxDictionaryBytes) return corrupt(name, kOffDictionarySize, "dictionary_size", "over 4 MiB");
+  if (h.dictionary_size > 0 && h.codec != kCodecZstd)
+    return corrupt(name, kOffDictionarySize, "dictionary_size", "a dictionary needs the zstd codec");
   h.block_count = load_le<std::uint64_t>(p + kOffBlockCount);
   if (h.block_count != 2 * h.blocks_per_side())
     return corrupt(name, kOffBlockCount, "block_count",

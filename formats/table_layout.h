@@ -15,10 +15,13 @@ namespace tbkit::formats::layout {
 
 inline constexpr std::array<std::byte, 8> kMagic = {std::byte{'T'}, std::byte{'B'}, std::byte{'K'}, std::byte{'D'},
                                                     std::byte{'T'}, std::byte{'M'}, std::byte{0x0D}, std::byte{0x0A}};
-inline constexpr std::uint32_t kVersion = 1;
+inline constexpr std::uint32_t kVersion = 2;        // written
+inline constexpr std::uint32_t kOldestVersion = 1;  // oldest still read
 inline constexpr std::uint32_t kHeaderSize = 128;
 inline constexpr std::uint32_t kValueEncodingDtm16 = 1;  // DtmValue raw values, moves to mate
 inline constexpr std::uint8_t kChecksumCrc32c = 1;
+inline constexpr std::uint8_t kCodecZstd = 1;   // version 2 `codec`; version 1 files are all zstd
+inline constexpr std::uint8_t kCodecLzma2 = 2;
 inline constexpr std::size_t kIndexEntrySize = 16;  // u64 offset, u32 compressed size, u32 CRC-32C
 inline constexpr std::size_t kMaterialField = 16;
 inline constexpr std::size_t kGeneratorField = 32;
@@ -42,7 +45,8 @@ inline constexpr std::size_t kOffBlockValues = 96;
 inline constexpr std::size_t kOffSymbolCount = 100;
 inline constexpr std::size_t kOffSymbolWidth = 104;
 inline constexpr std::size_t kOffChecksumType = 105;
-inline constexpr std::size_t kOffReserved = 106;
+inline constexpr std::size_t kOffCodec = 106;     // version 2; part of `reserved` (zero) in version 1
+inline constexpr std::size_t kOffReserved = 107;  // version 2: one zero byte (version 1: two, 106..107)
 inline constexpr std::size_t kOffDictionarySize = 108;
 inline constexpr std::size_t kOffBlockCount = 112;
 inline constexpr std::size_t kOffMetadataChecksum = 120;
@@ -50,6 +54,8 @@ inline constexpr std::size_t kOffHeaderChecksum = 124;
 
 struct Header {
   TableInfo info;
+  std::uint32_t version = kVersion;
+  std::uint8_t codec = kCodecZstd;
   std::uint64_t file_size = 0;
   std::uint32_t block_values = 0;   // values per block (the last block of a side may hold fewer)
   std::uint32_t symbol_count = 0;
@@ -65,6 +71,8 @@ struct Header {
   [[nodiscard]] std::uint64_t dictionary_offset() const { return kHeaderSize + 2ULL * symbol_count; }
   [[nodiscard]] std::uint64_t index_offset() const { return dictionary_offset() + dictionary_size; }
   [[nodiscard]] std::uint64_t data_offset() const { return index_offset() + kIndexEntrySize * block_count; }
+  // The largest compressed size a block of this file may have.
+  [[nodiscard]] std::uint64_t max_block_size() const;
 };
 
 // Checks material and generator strings; the message names the field.

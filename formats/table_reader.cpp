@@ -6,6 +6,7 @@
 
 #include "formats/byte_order.h"
 #include "formats/crc32c.h"
+#include "formats/lzma_block.h"
 #include "formats/mapped_file.h"
 #include "formats/table_file.h"
 #include "formats/table_layout.h"
@@ -91,9 +92,14 @@ Status TableFile::Impl::decode_block(std::uint64_t block, Scratch& s) const {
   const auto bytes = file.bytes().subspan(ref.offset, ref.size);
   const std::string where = block_name(block);
   if (crc32c(bytes) != ref.checksum) return corrupt(name, ref.offset, where.c_str(), "block checksum mismatch");
-  if (s.dctx == nullptr) return make_error(ErrorCode::kIo, name + ": zstd: out of memory");
   const std::size_t expected = block_length(block) * header.symbol_width;
   s.buffer.resize(expected);
+  if (header.codec == layout::kCodecLzma2) {
+    if (!lzma_decode_block(bytes, s.buffer))
+      return corrupt(name, ref.offset, where.c_str(), "lzma: damaged block (does not decode to " + std::to_string(expected) + " bytes)");
+    return {};
+  }
+  if (s.dctx == nullptr) return make_error(ErrorCode::kIo, name + ": zstd: out of memory");
   const std::size_t n = ddict ? ZSTD_decompress_usingDDict(s.dctx, s.buffer.data(), expected, bytes.data(), bytes.size(), ddict.get())
                               : ZSTD_decompressDCtx(s.dctx, s.buffer.data(), expected, bytes.data(), bytes.size());
   if (ZSTD_isError(n)) return corrupt(name, ref.offset, where.c_str(), std::string("zstd: ") + ZSTD_getErrorName(n));
@@ -129,7 +135,7 @@ Status TableFile::Impl::validate_metadata() {
     ddict.reset(ZSTD_createDDict(bytes.data() + header.dictionary_offset(), header.dictionary_size));
     if (!ddict) return corrupt(name, header.dictionary_offset(), "dictionary", "zstd rejects the dictionary");
   }
-  const std::uint64_t max_block = ZSTD_compressBound(std::size_t(header.block_values) * header.symbol_width);
+  const std::uint64_t max_block = header.max_block_size();
   std::uint64_t expected_offset = header.data_offset();
   for (std::uint64_t b = 0; b < header.block_count; ++b) {
     const BlockRef ref = block_ref(b);
@@ -185,6 +191,10 @@ std::uint64_t TableFile::block_count() const { return impl_->header.block_count;
 std::uint32_t TableFile::values_per_block() const { return impl_->header.block_values; }
 std::uint32_t TableFile::symbol_count() const { return impl_->header.symbol_count; }
 std::uint32_t TableFile::dictionary_size() const { return impl_->header.dictionary_size; }
+std::uint32_t TableFile::format_version() const { return impl_->header.version; }
+BlockCodec TableFile::codec() const {
+  return impl_->header.codec == layout::kCodecLzma2 ? BlockCodec::kLzma2 : BlockCodec::kZstd;
+}
 
 Result<DtmValue> TableFile::value(chess::Color side_to_move, std::uint64_t index) const {
   auto v = values(side_to_move, index, 1);

@@ -13,6 +13,7 @@
 
 #include "formats/byte_order.h"
 #include "formats/crc32c.h"
+#include "formats/lzma_block.h"
 #include "formats/table_file.h"
 #include "formats/table_layout.h"
 
@@ -63,10 +64,17 @@ void code_block(std::span<const DtmValue> values, const Symbols& s, int width, b
 Status check_options(const TableWriteOptions& o) {
   if (o.block_bytes < layout::kMinBlockBytes || o.block_bytes > layout::kMaxBlockBytes)
     return make_error(ErrorCode::kInvalidArgument, "table options: block_bytes must be 256..1048576");
-  if (o.compression_level < 1 || o.compression_level > ZSTD_maxCLevel())
+  if (o.format_version < layout::kOldestVersion || o.format_version > layout::kVersion)
+    return make_error(ErrorCode::kInvalidArgument, "table options: format_version must be 1 or 2");
+  if (o.codec == BlockCodec::kLzma2 && o.format_version < 2)
+    return make_error(ErrorCode::kInvalidArgument, "table options: LZMA2 blocks need format version 2");
+  const bool zstd = o.codec == BlockCodec::kZstd;
+  if (o.compression_level < (zstd ? 1 : 0) || o.compression_level > (zstd ? ZSTD_maxCLevel() : 9))
     return make_error(ErrorCode::kInvalidArgument, "table options: compression_level out of range");
   if (o.dictionary_bytes > layout::kMaxDictionaryBytes)
     return make_error(ErrorCode::kInvalidArgument, "table options: dictionary_bytes over 4 MiB");
+  if (o.dictionary_bytes > 0 && !zstd)
+    return make_error(ErrorCode::kInvalidArgument, "table options: a dictionary needs the zstd codec");
   return {};
 }
 
@@ -106,75 +114,141 @@ Status write_all(int fd, std::span<const std::byte> bytes, const std::string& na
   return {};
 }
 
+// The code of the last legal value before slot `first` of a side (0 when there is none), so
+// that a block filled on its own matches the sequential fill.
+std::uint16_t previous_code(std::span<const DtmValue> side, std::uint64_t first, const Symbols& s, bool fill) {
+  if (!fill) return 0;
+  for (std::uint64_t i = first; i > 0; --i)
+    if (!side[i - 1].is_illegal()) return s.code_of[side[i - 1].raw()];
+  return 0;
+}
+
 }  // namespace
 
-Result<std::vector<std::byte>> encode_table(const TableInfo& info, std::span<const DtmValue> white_to_move,
-                                            std::span<const DtmValue> black_to_move, const TableWriteOptions& options) {
+struct TableEncoder::Impl {
+  std::span<const DtmValue> sides[2];
+  TableWriteOptions options;
+  Symbols symbols;
+  Header header;
+  std::vector<std::byte> dictionary;
+  std::unique_ptr<ZSTD_CDict, CDictDeleter> cdict;
+};
+
+Result<TableEncoder> TableEncoder::create(const TableInfo& info, std::span<const DtmValue> white_to_move,
+                                          std::span<const DtmValue> black_to_move, const TableWriteOptions& options) {
   if (auto st = layout::check_info(info); !st) return st.error();
   if (auto st = check_options(options); !st) return st.error();
   if (white_to_move.size() != info.positions_per_side || black_to_move.size() != info.positions_per_side)
     return make_error(ErrorCode::kInvalidArgument, "table values: each side needs positions_per_side values");
 
-  const Symbols symbols = build_symbols(white_to_move, black_to_move, options);
-  Header h;
+  auto impl = std::make_shared<Impl>();
+  impl->sides[0] = white_to_move;
+  impl->sides[1] = black_to_move;
+  impl->options = options;
+  impl->symbols = build_symbols(white_to_move, black_to_move, options);
+  Header& h = impl->header;
   h.info = info;
-  h.symbol_count = std::uint32_t(symbols.values.size());
+  h.version = options.format_version;
+  h.codec = options.codec == BlockCodec::kZstd ? layout::kCodecZstd : layout::kCodecLzma2;
+  h.symbol_count = std::uint32_t(impl->symbols.values.size());
   h.symbol_width = (h.symbol_count <= 256 && !options.wide_symbols) ? 1 : 2;
   h.block_values = options.block_bytes / h.symbol_width;
   h.block_count = 2 * h.blocks_per_side();
+  if (options.dictionary_bytes > 0)
+    impl->dictionary = train_dictionary(white_to_move, black_to_move, impl->symbols, h, options);
+  h.dictionary_size = std::uint32_t(impl->dictionary.size());
+  if (!impl->dictionary.empty()) {
+    impl->cdict.reset(ZSTD_createCDict(impl->dictionary.data(), impl->dictionary.size(), options.compression_level));
+    if (!impl->cdict) return make_error(ErrorCode::kIo, "zstd: cannot create the dictionary");
+  }
+  return TableEncoder(std::move(impl));
+}
 
-  std::vector<std::byte> dict;
-  if (options.dictionary_bytes > 0) dict = train_dictionary(white_to_move, black_to_move, symbols, h, options);
-  h.dictionary_size = std::uint32_t(dict.size());
+std::uint64_t TableEncoder::block_count() const { return impl_->header.block_count; }
 
+Result<std::vector<std::byte>> TableEncoder::encode_block(std::uint64_t block) const {
+  const Impl& im = *impl_;
+  const Header& h = im.header;
+  if (block >= h.block_count) return make_error(ErrorCode::kInvalidArgument, "table encoder: no block " + std::to_string(block));
+  const auto side = im.sides[block / h.blocks_per_side()];
+  const std::uint64_t first = (block % h.blocks_per_side()) * h.block_values;
+  const auto count = std::min<std::uint64_t>(h.block_values, side.size() - first);
+  std::uint16_t previous = previous_code(side, first, im.symbols, im.options.fill_illegal);
+  std::vector<std::byte> raw, out;
+  code_block(side.subspan(first, count), im.symbols, h.symbol_width, im.options.fill_illegal, previous, raw);
+  if (h.codec == layout::kCodecLzma2) {
+    if (!lzma_encode_block(raw, im.options.compression_level, im.options.lzma_extreme, out))
+      return make_error(ErrorCode::kIo, "lzma: cannot compress a block (out of memory?)");
+    return out;
+  }
   std::unique_ptr<ZSTD_CCtx, CCtxDeleter> cctx(ZSTD_createCCtx());
-  std::unique_ptr<ZSTD_CDict, CDictDeleter> cdict;
   if (!cctx) return make_error(ErrorCode::kIo, "zstd: out of memory");
-  ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_compressionLevel, options.compression_level);
+  ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_compressionLevel, im.options.compression_level);
   ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_dictIDFlag, 0);
   ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_checksumFlag, 0);
-  if (!dict.empty()) {
-    cdict.reset(ZSTD_createCDict(dict.data(), dict.size(), options.compression_level));
-    if (!cdict) return make_error(ErrorCode::kIo, "zstd: cannot create the dictionary");
-    ZSTD_CCtx_refCDict(cctx.get(), cdict.get());
-  }
+  if (im.cdict) ZSTD_CCtx_refCDict(cctx.get(), im.cdict.get());
+  out.resize(ZSTD_compressBound(raw.size()));
+  const std::size_t n = ZSTD_compress2(cctx.get(), out.data(), out.size(), raw.data(), raw.size());
+  if (ZSTD_isError(n)) return make_error(ErrorCode::kIo, std::string("zstd: ") + ZSTD_getErrorName(n));
+  out.resize(n);
+  return out;
+}
 
-  // Compressed blocks, white to move first, each side in index order.
-  std::vector<std::byte> data, block, compressed(ZSTD_compressBound(options.block_bytes));
-  std::vector<std::byte> index(layout::kIndexEntrySize * h.block_count);
-  std::uint64_t block_number = 0;
+Result<std::vector<std::byte>> TableEncoder::assemble(std::span<const std::vector<std::byte>> blocks) const {
+  const Impl& im = *impl_;
+  Header h = im.header;
+  if (blocks.size() != h.block_count)
+    return make_error(ErrorCode::kInvalidArgument, "table encoder: " + std::to_string(blocks.size()) + " blocks given, " +
+                                                       std::to_string(h.block_count) + " expected");
+  std::vector<std::byte> metadata(2 * im.symbols.values.size());
+  for (std::size_t i = 0; i < im.symbols.values.size(); ++i) store_le<std::uint16_t>(&metadata[2 * i], im.symbols.values[i]);
+  metadata.insert(metadata.end(), im.dictionary.begin(), im.dictionary.end());
+  const std::size_t index_at = metadata.size();
+  metadata.resize(index_at + layout::kIndexEntrySize * h.block_count);
   std::uint64_t offset = h.data_offset();
-  for (auto side : {white_to_move, black_to_move}) {
-    std::uint16_t previous = 0;
-    for (std::uint64_t first = 0; first < side.size(); first += h.block_values, ++block_number) {
-      const auto count = std::min<std::uint64_t>(h.block_values, side.size() - first);
-      code_block(side.subspan(first, count), symbols, h.symbol_width, options.fill_illegal, previous, block);
-      const std::size_t n = ZSTD_compress2(cctx.get(), compressed.data(), compressed.size(), block.data(), block.size());
-      if (ZSTD_isError(n)) return make_error(ErrorCode::kIo, std::string("zstd: ") + ZSTD_getErrorName(n));
-      const auto bytes = std::span(compressed).first(n);
-      std::byte* entry = &index[layout::kIndexEntrySize * block_number];
-      store_le<std::uint64_t>(entry, offset);
-      store_le<std::uint32_t>(entry + 8, std::uint32_t(n));
-      store_le<std::uint32_t>(entry + 12, crc32c(bytes));
-      data.insert(data.end(), bytes.begin(), bytes.end());
-      offset += n;
-    }
+  for (std::uint64_t k = 0; k < h.block_count; ++k) {
+    std::byte* entry = &metadata[index_at + layout::kIndexEntrySize * k];
+    store_le<std::uint64_t>(entry, offset);
+    store_le<std::uint32_t>(entry + 8, std::uint32_t(blocks[k].size()));
+    store_le<std::uint32_t>(entry + 12, crc32c(blocks[k]));
+    offset += blocks[k].size();
   }
-
-  std::vector<std::byte> metadata(2 * symbols.values.size());
-  for (std::size_t i = 0; i < symbols.values.size(); ++i) store_le<std::uint16_t>(&metadata[2 * i], symbols.values[i]);
-  metadata.insert(metadata.end(), dict.begin(), dict.end());
-  metadata.insert(metadata.end(), index.begin(), index.end());
   h.metadata_checksum = crc32c(metadata);
   h.file_size = offset;
-
   const auto header = layout::encode_header(h);
   std::vector<std::byte> out;
   out.reserve(h.file_size);
   out.insert(out.end(), header.begin(), header.end());
   out.insert(out.end(), metadata.begin(), metadata.end());
-  out.insert(out.end(), data.begin(), data.end());
+  for (const auto& b : blocks) out.insert(out.end(), b.begin(), b.end());
   return out;
+}
+
+Result<std::vector<std::byte>> encode_table(const TableInfo& info, std::span<const DtmValue> white_to_move,
+                                            std::span<const DtmValue> black_to_move, const TableWriteOptions& options) {
+  auto encoder = TableEncoder::create(info, white_to_move, black_to_move, options);
+  if (!encoder) return encoder.error();
+  std::vector<std::vector<std::byte>> blocks(encoder->block_count());
+  for (std::uint64_t k = 0; k < blocks.size(); ++k) {
+    auto b = encoder->encode_block(k);
+    if (!b) return b.error();
+    blocks[k] = std::move(*b);
+  }
+  return encoder->assemble(blocks);
+}
+
+Status write_file_atomically(const std::filesystem::path& path, std::span<const std::byte> bytes) {
+  const std::filesystem::path tmp = path.string() + ".tmp";
+  const std::string name = tmp.string();
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return make_error(ErrorCode::kIo, name + ": cannot create: " + std::strerror(errno));
+  Status st = write_all(fd, bytes, name);
+  if (st && ::fsync(fd) != 0) st = make_error(ErrorCode::kIo, name + ": fsync failed: " + std::strerror(errno));
+  if (::close(fd) != 0 && st) st = make_error(ErrorCode::kIo, name + ": close failed: " + std::strerror(errno));
+  if (st && ::rename(tmp.c_str(), path.c_str()) != 0)
+    st = make_error(ErrorCode::kIo, path.string() + ": cannot rename the tmp file into place: " + std::strerror(errno));
+  if (!st) ::unlink(tmp.c_str());
+  return st;
 }
 
 Status write_table_file(const std::filesystem::path& path, const TableInfo& info,
@@ -182,17 +256,7 @@ Status write_table_file(const std::filesystem::path& path, const TableInfo& info
                         const TableWriteOptions& options) {
   auto bytes = encode_table(info, white_to_move, black_to_move, options);
   if (!bytes) return bytes.error();
-  const std::filesystem::path tmp = path.string() + ".tmp";
-  const std::string name = tmp.string();
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) return make_error(ErrorCode::kIo, name + ": cannot create: " + std::strerror(errno));
-  Status st = write_all(fd, *bytes, name);
-  if (st && ::fsync(fd) != 0) st = make_error(ErrorCode::kIo, name + ": fsync failed: " + std::strerror(errno));
-  if (::close(fd) != 0 && st) st = make_error(ErrorCode::kIo, name + ": close failed: " + std::strerror(errno));
-  if (st && ::rename(tmp.c_str(), path.c_str()) != 0)
-    st = make_error(ErrorCode::kIo, path.string() + ": cannot rename the tmp file into place: " + std::strerror(errno));
-  if (!st) ::unlink(tmp.c_str());
-  return st;
+  return write_file_atomically(path, *bytes);
 }
 
 }  // namespace tbkit::formats

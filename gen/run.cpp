@@ -24,17 +24,6 @@ std::uint64_t generation_bytes(const Material& m) {
   return bytes;
 }
 
-Status write_solved_table(const std::filesystem::path& path, const SolvedTable& table, const std::string& generator,
-                          std::int64_t created) {
-  formats::TableInfo info;
-  info.material = table.material().name();
-  info.index_scheme = table.scheme.id();
-  info.positions_per_side = table.scheme.size();
-  info.generator = generator;
-  info.created = created;
-  return formats::write_table_file(path, info, table.values[0], table.values[1]);
-}
-
 namespace {
 
 // True when `path` holds a valid table of `m` (header matches, every block checksum good).
@@ -92,7 +81,7 @@ Status generate_tables(const std::vector<Material>& wanted, const GenOptions& op
       if (progress) progress(m, p);
     });
     if (!solved) return solved.error();
-    if (Status st = write_solved_table(path, **solved, opts.generator, opts.created); !st) return st;
+    if (Status st = write_solved_table(path, **solved, opts.generator, opts.created, arena); !st) return st;
 
     TableSummary s;
     s.material = m;

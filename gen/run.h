@@ -51,8 +51,9 @@ struct TableSummary {
                                      const std::function<void(const Material&, const SolveProgress&)>& progress,
                                      const std::function<void(const TableSummary&)>& summary);
 
-// Writes a solved table to `path` (tmp + rename).
+// Writes a solved table to `path` (tmp + rename), compressing its blocks in parallel in `arena`
+// (gen/table_io.cpp). The file is the same whatever the arena's size.
 [[nodiscard]] Status write_solved_table(const std::filesystem::path& path, const SolvedTable& table,
-                                        const std::string& generator, std::int64_t created);
+                                        const std::string& generator, std::int64_t created, tbb::task_arena& arena);
 
 }  // namespace tbkit::gen

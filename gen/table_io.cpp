@@ -1,9 +1,41 @@
+// Table files <-> SolvedTable: parallel writing (blocks compressed with TBB) and loading.
+#include <tbb/parallel_for.h>
+
 #include "formats/table_file.h"
+#include "gen/run.h"
 #include "gen/table_set.h"
 
 namespace tbkit::gen {
 
 using namespace chess;
+
+Status write_solved_table(const std::filesystem::path& path, const SolvedTable& table, const std::string& generator,
+                          std::int64_t created, tbb::task_arena& arena) {
+  formats::TableInfo info;
+  info.material = table.material().name();
+  info.index_scheme = table.scheme.id();
+  info.positions_per_side = table.scheme.size();
+  info.generator = generator;
+  info.created = created;
+  auto encoder = formats::TableEncoder::create(info, table.values[0], table.values[1]);
+  if (!encoder) return encoder.error();
+  // One task per block: each block's bytes depend on that block alone, so any thread count
+  // gives the same file. The first error (lowest block) wins, for a deterministic message.
+  std::vector<std::vector<std::byte>> blocks(encoder->block_count());
+  std::vector<Status> errors(blocks.size());
+  arena.execute([&] {
+    tbb::parallel_for(std::uint64_t{0}, std::uint64_t(blocks.size()), [&](std::uint64_t k) {
+      auto b = encoder->encode_block(k);
+      if (b) blocks[k] = std::move(*b);
+      else errors[k] = b.error();
+    });
+  });
+  for (const Status& st : errors)
+    if (!st) return st;
+  auto bytes = encoder->assemble(blocks);
+  if (!bytes) return bytes.error();
+  return formats::write_file_atomically(path, *bytes);
+}
 
 Status TableSet::load(const std::filesystem::path& path, const Material& expected) {
   auto file = formats::TableFile::open(path);

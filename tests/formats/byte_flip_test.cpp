@@ -59,7 +59,7 @@ void check_damaged(std::span<const std::byte> bytes, const golden::GoldenTable& 
 
 TEST_CASE("Every single damaged byte is detected, no wrong value is returned", "[formats][fuzz]") {
   for (const auto& t : golden::golden_tables()) {
-    if (t.file == "v1-dict.tbk") continue;  // covered by the truncation case; larger
+    if (t.file.ends_with("dict.tbk")) continue;  // covered by the truncation case; larger
     INFO(t.file);
     const auto good = read_golden(t.file);
     REQUIRE(good.size() > 128);

@@ -19,15 +19,27 @@ struct GoldenTable {
 };
 
 inline std::vector<GoldenTable> golden_tables() {
+  // Version 1: zstd level 19 was the only codec.
   formats::TableWriteOptions small;
   small.block_bytes = 256;
+  small.codec = formats::BlockCodec::kZstd;
+  small.compression_level = 19;
+  small.format_version = 1;
   formats::TableWriteOptions dict = small;
   dict.block_bytes = 512;
   dict.dictionary_bytes = 1024;
+  // Version 2: LZMA2 blocks (the default), and zstd blocks with a dictionary.
+  formats::TableWriteOptions lzma;
+  lzma.block_bytes = 1024;
+  formats::TableWriteOptions zstd2 = dict;
+  zstd2.format_version = 2;
   return {
       {"v1-8bit.tbk", {"KQvK", 1, 3000, "tbkit golden", 1763769600}, small, 20},
       {"v1-16bit.tbk", {"KRPvKR", 2, 1500, "tbkit golden", 0}, small, 300},
       {"v1-dict.tbk", {"KBNvK", 3, 20000, "tbkit golden", 1763769600}, dict, 40},
+      {"v2-lzma-8bit.tbk", {"KQvKR", 1, 3000, "tbkit golden v2", 1763769600}, lzma, 20},
+      {"v2-lzma-16bit.tbk", {"KRPvKR", 2, 1500, "tbkit golden v2", 0}, lzma, 300},
+      {"v2-zstd-dict.tbk", {"KBNvK", 3, 20000, "tbkit golden v2", 1763769600}, zstd2, 40},
   };
 }
 

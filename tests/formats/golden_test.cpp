@@ -25,7 +25,7 @@ const char* code_name(ErrorCode c) {
 
 }  // namespace
 
-TEST_CASE("Golden v1 table files keep reading", "[formats][golden]") {
+TEST_CASE("Golden v1 and v2 table files keep reading", "[formats][golden]") {
   for (const auto& t : golden::golden_tables()) {
     INFO(t.file);
     auto table = TableFile::open(kGolden / t.file);
@@ -49,6 +49,13 @@ TEST_CASE("Golden v1 table files keep reading", "[formats][golden]") {
   CHECK(TableFile::open(kGolden / "v1-8bit.tbk")->symbol_count() <= 256);
   CHECK(TableFile::open(kGolden / "v1-16bit.tbk")->symbol_count() > 256);
   CHECK(TableFile::open(kGolden / "v1-dict.tbk")->dictionary_size() > 0);
+  CHECK(TableFile::open(kGolden / "v1-8bit.tbk")->format_version() == 1);
+  CHECK(TableFile::open(kGolden / "v1-8bit.tbk")->codec() == BlockCodec::kZstd);
+  CHECK(TableFile::open(kGolden / "v2-lzma-8bit.tbk")->format_version() == 2);
+  CHECK(TableFile::open(kGolden / "v2-lzma-8bit.tbk")->codec() == BlockCodec::kLzma2);
+  CHECK(TableFile::open(kGolden / "v2-lzma-16bit.tbk")->symbol_count() > 256);
+  CHECK(TableFile::open(kGolden / "v2-zstd-dict.tbk")->codec() == BlockCodec::kZstd);
+  CHECK(TableFile::open(kGolden / "v2-zstd-dict.tbk")->dictionary_size() > 0);
 }
 
 // tests/golden-errors/expected.txt: "file|code|stage|message after '<path>: '" per line.

@@ -5,6 +5,7 @@
 #include <iterator>
 
 #include "formats/byte_order.h"
+#include "formats/crc32c.h"
 #include "tests/formats/golden_data.h"
 
 using namespace tbkit;
@@ -42,11 +43,12 @@ int main(int argc, char** argv) {
       return 3;
     }
   }
-  // Damaged copies of the 8-bit golden file.
+  // Damaged copies of the 8-bit golden files of both versions.
   const auto good = read_bytes(root / "tests/golden/v1-8bit.tbk");
+  const auto good2 = read_bytes(root / "tests/golden/v2-lzma-8bit.tbk");
   const auto errors = root / "tests/golden-errors";
   auto variant = [&](const char* name, auto&& damage) {
-    auto bytes = good;
+    auto bytes = std::string_view(name).starts_with("v2-") ? good2 : good;
     damage(bytes);
     return write_bytes(errors / name, bytes);
   };
@@ -55,9 +57,29 @@ int main(int argc, char** argv) {
   ok &= variant("truncated-header.tbk", [](auto& v) { v.resize(100); });
   ok &= variant("empty.tbk", [](auto& v) { v.clear(); });
   ok &= variant("bad-magic.tbk", [](auto& v) { v[0] = std::byte{'X'}; });
-  ok &= variant("wrong-version.tbk", [](auto& v) { formats::store_le<std::uint32_t>(&v[8], 2); });
+  ok &= variant("wrong-version.tbk", [](auto& v) { formats::store_le<std::uint32_t>(&v[8], 3); });
   ok &= variant("bad-header-checksum.tbk", [](auto& v) { v[40] = std::byte{'X'}; });  // in the generator text
   ok &= variant("bad-metadata-checksum.tbk", [](auto& v) { v[128] ^= std::byte{0x01}; });  // first symbol
   ok &= variant("bad-block-checksum.tbk", [](auto& v) { v[v.size() - 3] ^= std::byte{0x10}; });  // last block
+  ok &= variant("v2-truncated.tbk", [](auto& v) { v.resize(v.size() - 1); });
+  ok &= variant("v2-bad-block-checksum.tbk", [](auto& v) { v[v.size() - 2] ^= std::byte{0x04}; });
+  ok &= variant("v2-bad-header-checksum.tbk", [](auto& v) { v[106] = std::byte{1}; });  // codec, checksum not redone
+  // A damaged block whose checksum was recomputed: the decoder itself must notice.
+  ok &= variant("v2-bad-block-data.tbk", [](auto& v) {
+    // v2-lzma-8bit.tbk has no dictionary: the block index follows the symbol table.
+    const std::size_t index = 128 + 2 * formats::load_le<std::uint32_t>(&v[100]);
+    const std::uint64_t data_offset = formats::load_le<std::uint64_t>(&v[index]);
+    std::byte* entry = &v[index + 16 * (formats::load_le<std::uint64_t>(&v[112]) - 1)];
+    const auto offset = formats::load_le<std::uint64_t>(entry);
+    const auto size = formats::load_le<std::uint32_t>(entry + 8);
+    v[offset + size / 2] ^= std::byte{0x5A};
+    formats::store_le<std::uint32_t>(entry + 12, formats::crc32c(std::span(v).subspan(offset, size)));
+    formats::store_le<std::uint32_t>(&v[120], formats::crc32c(std::span(v).subspan(128, data_offset - 128)));
+    formats::store_le<std::uint32_t>(&v[124], formats::crc32c(std::span(v).first(124)));
+  });
+  ok &= variant("v2-unknown-codec.tbk", [](auto& v) {
+    v[106] = std::byte{7};
+    formats::store_le<std::uint32_t>(&v[124], formats::crc32c(std::span(v).first(124)));
+  });
   return ok ? 0 : 3;
 }

@@ -1,7 +1,10 @@
-// measure_table_sizes [MAX_MEN | MATERIAL...] [--variants NAME,...]: solves the tables in memory
-// with the generator, encodes each with several writer variants and prints one JSON object per
-// variant (total bytes, per-table bytes, random-probe time). The figures behind the
+// measure_table_sizes [MAX_MEN | MATERIAL...] [--dir DIR] [--variants NAME,...]: solves the tables
+// in memory with the generator (or loads them from DIR's .dtm files), encodes each with several
+// writer variants and prints one JSON object per variant (total bytes, per-table bytes, encode
+// and decode speed, cold random-probe time: every probe decodes one block). The figures behind the
 // "Measurements" section of docs/formats/table.md. A development tool, not a test.
+#include <time.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -18,6 +21,13 @@ using namespace tbkit::formats;
 
 namespace {
 
+// Process CPU seconds: the host is shared, so wall time would measure the other jobs too.
+double cpu_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec);
+}
+
 struct Variant {
   std::string name;
   TableWriteOptions options;
@@ -30,6 +40,9 @@ std::vector<Variant> all_variants() {
   base.fill_illegal = false;
   base.wide_symbols = true;
   base.block_bytes = 65536;
+  base.codec = BlockCodec::kZstd;
+  base.compression_level = 19;
+  base.format_version = 1;
   v.push_back({"codes16-nofill", base});
   base.fill_illegal = true;
   v.push_back({"codes16-fill", base});
@@ -57,20 +70,36 @@ std::vector<Variant> all_variants() {
     b.block_bytes = 16384;
     v.push_back({"dict" + std::to_string(kb) + "k-block16k", b});
   }
+  // Format version 2: LZMA2 blocks.
+  for (std::uint32_t kb : {64U, 256U, 1024U})
+    for (int preset : {1, 3, 6, 9})
+      for (bool extreme : {false, true}) {
+        TableWriteOptions l;
+        l.block_bytes = kb * 1024;
+        l.compression_level = preset;
+        l.lzma_extreme = extreme;
+        v.push_back({"lzma" + std::to_string(preset) + (extreme ? "e" : "") + "-block" + std::to_string(kb) + "k", l});
+      }
+  for (int level : {9, 15, 19, 22}) {
+    TableWriteOptions z;
+    z.codec = BlockCodec::kZstd;
+    z.compression_level = level;
+    v.push_back({"zstd" + std::to_string(level) + "-block1024k", z});
+  }
   return v;
 }
 
 // Mean time of one value() at a random slot; `sum` collects the results so the loop is kept.
 double probe_microseconds(const TableFile& file, const gen::SolvedTable& t, std::uint64_t& sum) {
   std::mt19937_64 rng(42);
-  const int probes = 2000;
-  const auto t0 = std::chrono::steady_clock::now();
+  const int probes = 200;
+  const double t0 = cpu_seconds();
   for (int i = 0; i < probes; ++i) {
     const auto side = chess::Color(rng() & 1);
     const std::uint64_t index = rng() % t.scheme.size();
     sum += file.value(side, index)->raw();
   }
-  const double us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
+  const double us = 1e6 * (cpu_seconds() - t0);
   return us / probes;
 }
 
@@ -79,6 +108,7 @@ double probe_microseconds(const TableFile& file, const gen::SolvedTable& t, std:
 int main(int argc, char** argv) {
   std::vector<gen::Material> wanted;
   std::vector<std::string> only;
+  std::string dir;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--variants" && i + 1 < argc) {
@@ -88,6 +118,8 @@ int main(int argc, char** argv) {
         only.push_back(list.substr(s, e - s));
         s = e + 1;
       }
+    } else if (a == "--dir" && i + 1 < argc) {
+      dir = argv[++i];
     } else if (a.size() == 1 && a[0] >= '3' && a[0] <= '5') {
       const auto all = gen::all_materials(a[0] - '0');
       wanted.insert(wanted.end(), all.begin(), all.end());
@@ -103,7 +135,16 @@ int main(int argc, char** argv) {
   gen::TableSet set;
   tbb::task_arena arena(int(std::max(1U, std::thread::hardware_concurrency())));
   std::vector<std::shared_ptr<const gen::SolvedTable>> solved;
-  for (const gen::Material& m : gen::dependency_closure(wanted)) {
+  for (const gen::Material& m : dir.empty() ? gen::dependency_closure(wanted) : wanted) {
+    if (!dir.empty()) {
+      gen::TableSet loaded;
+      if (Status st = loaded.load(std::filesystem::path(dir) / (m.name() + ".dtm"), m); !st) {
+        std::fprintf(stderr, "measure_table_sizes: %s\n", st.error().message.c_str());
+        return 1;
+      }
+      solved.push_back(std::make_shared<gen::SolvedTable>(*loaded.find(m)));
+      continue;
+    }
     auto t = gen::solve_table(m, set, arena);
     if (!t) {
       std::fprintf(stderr, "measure_table_sizes: %s: %s\n", m.name().c_str(), t.error().message.c_str());
@@ -118,22 +159,33 @@ int main(int argc, char** argv) {
   for (const Variant& v : all_variants()) {
     if (!only.empty() && std::find(only.begin(), only.end(), v.name) == only.end()) continue;
     std::uint64_t total = 0, values = 0;
-    double encode_s = 0, probe_us_sum = 0;
+    double encode_s = 0, decode_s = 0, probe_us_sum = 0;
     std::uint64_t probe_sum = 0;
     std::string per_table;
     for (const auto& t : solved) {
       const TableInfo info{t->material().name(), t->scheme.id(), t->scheme.size(), "tbkit measure", 0};
-      const auto t0 = std::chrono::steady_clock::now();
+      const double t0 = cpu_seconds();
       auto bytes = encode_table(info, t->values[0], t->values[1], v.options);
-      encode_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      encode_s += cpu_seconds() - t0;
       if (!bytes) {
         std::fprintf(stderr, "measure_table_sizes: %s\n", bytes.error().message.c_str());
         return 1;
       }
       auto file = TableFile::open_memory(*bytes, info.material);
+      const double t1 = cpu_seconds();
       if (!file || !file->verify()) {
         std::fprintf(stderr, "measure_table_sizes: %s does not read back\n", info.material.c_str());
         return 1;
+      }
+      decode_s += cpu_seconds() - t1;
+      for (int side = 0; side < 2; ++side) {
+        auto back = file->values(chess::Color(side), 0, t->scheme.size());
+        for (std::uint64_t i = 0; back && i < t->scheme.size(); ++i)
+          if (!t->values[side][i].is_illegal() && (*back)[i] != t->values[side][i]) back = make_error(ErrorCode::kCorrupt, "differs");
+        if (!back) {
+          std::fprintf(stderr, "measure_table_sizes: %s reads back different values\n", info.material.c_str());
+          return 1;
+        }
       }
       probe_us_sum += probe_microseconds(*file, *t, probe_sum);
       total += bytes->size();
@@ -142,10 +194,11 @@ int main(int argc, char** argv) {
     }
     std::printf("{\"variant\": \"%s\", \"block_bytes\": %u, \"level\": %d, \"dictionary_bytes\": %u, \"tables\": %zu, "
                 "\"values\": %llu, \"total_bytes\": %llu, \"bits_per_value\": %.4f, \"encode_s\": %.2f, "
-                "\"mean_probe_us\": %.2f, \"probe_sum\": %llu, \"per_table\": {%s}}\n",
+                "\"encode_mb_s\": %.2f, \"decode_mb_s\": %.1f, \"mean_probe_us\": %.2f, \"probe_sum\": %llu, \"per_table\": {%s}}\n",
                 v.name.c_str(), v.options.block_bytes, v.options.compression_level, v.options.dictionary_bytes,
                 solved.size(), static_cast<unsigned long long>(values), static_cast<unsigned long long>(total),
-                8.0 * double(total) / double(values), encode_s, probe_us_sum / double(solved.size()), static_cast<unsigned long long>(probe_sum),
+                8.0 * double(total) / double(values), encode_s, double(values) / 1e6 / encode_s,
+                double(values) / 1e6 / decode_s, probe_us_sum / double(solved.size()), static_cast<unsigned long long>(probe_sum),
                 per_table.c_str());
     std::fflush(stdout);
   }

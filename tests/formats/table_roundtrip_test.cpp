@@ -52,7 +52,20 @@ TEST_CASE("Table files round-trip values for both sides", "[formats][table]") {
   SECTION("8-bit symbols") {}
   SECTION("16-bit symbols") { opt.wide_symbols = true; }
   SECTION("no filling") { opt.fill_illegal = false; }
-  SECTION("dictionary") { opt.dictionary_bytes = 4096; }
+  SECTION("zstd dictionary") {
+    opt.codec = BlockCodec::kZstd;
+    opt.compression_level = 19;
+    opt.dictionary_bytes = 4096;
+  }
+  SECTION("zstd, format version 1") {
+    opt.codec = BlockCodec::kZstd;
+    opt.compression_level = 3;
+    opt.format_version = 1;
+  }
+  SECTION("LZMA2 extreme, 1 MiB blocks") {
+    opt.block_bytes = 1U << 20;
+    opt.lzma_extreme = true;
+  }
   REQUIRE(write_table_file(path, info_for(n), white, black, opt).ok());
   CHECK(!std::filesystem::exists(path.string() + ".tmp"));
   auto t = TableFile::open(path);
@@ -97,8 +110,12 @@ TEST_CASE("Table output is bit-identical for identical input", "[formats][table]
   const auto white = synthetic_values(n, 5, 30);
   const auto black = synthetic_values(n, 6, 30);
   TableWriteOptions opt;
-  opt.dictionary_bytes = 2048;
   opt.block_bytes = 2048;
+  SECTION("LZMA2") {}
+  SECTION("zstd with a dictionary") {
+    opt.codec = BlockCodec::kZstd;
+    opt.dictionary_bytes = 2048;
+  }
   auto a = encode_table(info_for(n), white, black, opt);
   auto b = encode_table(info_for(n), white, black, opt);
   REQUIRE(a.ok());
@@ -113,12 +130,40 @@ TEST_CASE("Table output is bit-identical for identical input", "[formats][table]
   std::filesystem::remove(path);
 }
 
+TEST_CASE("Blocks encoded separately in any order assemble into encode_table's bytes", "[formats][table]") {
+  const std::uint64_t n = 20'000;
+  const auto white = synthetic_values(n, 7, 30);
+  const auto black = synthetic_values(n, 8, 30);
+  TableWriteOptions opt;
+  opt.block_bytes = 1024;
+  auto whole = encode_table(info_for(n), white, black, opt);
+  REQUIRE(whole.ok());
+  auto enc = TableEncoder::create(info_for(n), white, black, opt);
+  REQUIRE(enc.ok());
+  REQUIRE(enc->block_count() == 2 * ((n + 1023) / 1024));
+  std::vector<std::vector<std::byte>> blocks(enc->block_count());
+  for (std::uint64_t k = blocks.size(); k-- > 0;) blocks[k] = enc->encode_block(k).value();
+  CHECK(*enc->assemble(blocks) == *whole);
+  CHECK(enc->encode_block(blocks.size()).error().code == ErrorCode::kInvalidArgument);
+  blocks.pop_back();
+  CHECK(enc->assemble(blocks).error().code == ErrorCode::kInvalidArgument);
+}
+
 TEST_CASE("Table writer rejects bad arguments and cleans up", "[formats][table]") {
   const std::vector<DtmValue> v(100, DtmValue::draw());
   CHECK(encode_table(TableInfo{"KQK", 0, 100, "", 0}, v, v).error().code == ErrorCode::kInvalidArgument);
   CHECK(encode_table(TableInfo{"KQvK", 0, 99, "", 0}, v, v).error().code == ErrorCode::kInvalidArgument);
   TableWriteOptions opt;
   opt.block_bytes = 100;
+  CHECK(encode_table(info_for(100), v, v, opt).error().code == ErrorCode::kInvalidArgument);
+  opt = {};
+  opt.dictionary_bytes = 1024;  // LZMA2 has no dictionary option
+  CHECK(encode_table(info_for(100), v, v, opt).error().code == ErrorCode::kInvalidArgument);
+  opt = {};
+  opt.format_version = 1;  // version 1 knows only zstd
+  CHECK(encode_table(info_for(100), v, v, opt).error().code == ErrorCode::kInvalidArgument);
+  opt = {};
+  opt.compression_level = 10;
   CHECK(encode_table(info_for(100), v, v, opt).error().code == ErrorCode::kInvalidArgument);
   const auto dir = temp_path("no-such-dir");
   auto st = write_table_file(dir / "x.tbk", info_for(100), v, v);

@@ -1,4 +1,5 @@
-// libFuzzer target: any input is treated as a table file image. Opening, verifying and reading
+// libFuzzer target: any input is treated as a table file image (version 1, or 2 with zstd or LZMA2
+// blocks). Opening, verifying and reading
 // values must never crash, hang or read out of bounds; errors are fine. Each input is tried as
 // given and with its checksums repaired, so mutations also reach the decoder behind the checks.
 #include <algorithm>
