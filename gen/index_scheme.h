@@ -48,6 +48,7 @@ class IndexScheme {
     std::uint64_t stride;
   };
   [[nodiscard]] std::uint64_t encode_with(const Board& b, int transform) const;
+  [[nodiscard]] std::uint64_t encode_identity(const Board& b) const;  // encode_with(b, 0), faster
 
   Material material_;
   bool pawns_ = false;

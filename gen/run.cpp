@@ -81,6 +81,9 @@ Status generate_tables(const std::vector<Material>& wanted, const GenOptions& op
       if (summary) summary(s);
       continue;
     }
+    // A run killed outright (SIGKILL, power loss) may have left a partial NAME.tmp; it is never read,
+    // but remove it so the directory holds only finished tables while this one is solved.
+    std::filesystem::remove(path.string() + ".tmp", ec);
     // Keep in memory only the tables this one converts into; load missing ones from disk.
     const std::vector<Material> deps = m.conversions();
     loaded.retain_only(deps);
@@ -88,14 +91,20 @@ Status generate_tables(const std::vector<Material>& wanted, const GenOptions& op
       if (loaded.contains(d)) continue;
       if (Status st = loaded.load(table_path(opts.dir, d), d); !st) return st;
     }
+    const auto t1 = std::chrono::steady_clock::now();
     auto solved = solve_table(m, loaded, arena, [&](const SolveProgress& p) {
       if (progress) progress(m, p);
     });
     if (!solved) return solved.error();
+    const auto t2 = std::chrono::steady_clock::now();
+    if (progress) progress(m, SolveProgress{"write", 0, 0, 0});
     if (Status st = write_solved_table(path, **solved, opts.generator, opts.created); !st) return st;
+    const auto t3 = std::chrono::steady_clock::now();
 
     TableSummary s;
     s.material = m;
+    s.solve_seconds = std::chrono::duration<double>(t2 - t1).count();
+    s.write_seconds = std::chrono::duration<double>(t3 - t2).count();
     for (int side = 0; side < 2; ++side)
       for (const DtmValue v : (*solved)->values[side]) {
         if (v.is_illegal()) continue;

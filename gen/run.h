@@ -32,7 +32,9 @@ struct TableSummary {
   std::uint64_t positions = 0;   // legal positions stored (both sides, symmetry-reduced)
   std::uint64_t wins = 0, draws = 0, losses = 0;
   int longest_plies = 0;         // longest win in plies (0 if none)
-  double seconds = 0;
+  double seconds = 0;            // wall time for this table: loading dependencies, solving, writing
+  double solve_seconds = 0;      // of which solving
+  double write_seconds = 0;      // of which coding and writing the file
   std::uint64_t peak_rss = 0;    // bytes, of the whole process so far
 };
 

@@ -89,8 +89,8 @@ class Solver {
     return best;
   }
 
-  void init_position(int side, std::uint64_t i, std::vector<Deferred>& deferred);
-  void propagate(int side, std::uint64_t i, int ply);
+  [[gnu::noinline]] void init_position(int side, std::uint64_t i, std::vector<Deferred>& deferred);
+  [[gnu::noinline]] void propagate(int side, std::uint64_t i, int ply);
   void mark_win(int side, std::uint64_t i, int ply);
   void count_down(int side, std::uint64_t i, int successor_ply, int weight);
 
