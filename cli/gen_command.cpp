@@ -136,11 +136,12 @@ int run_gen(const GenCliOptions& o) {
       return;
     }
     std::fprintf(stderr,
-                 "%s: %llu positions, W/D/L %llu/%llu/%llu, longest mate %d plies, %.2f s (solve %.2f s, write %.2f s), "
-                 "peak %.0f MiB\n",
+                 "%s: %llu positions, W/D/L %llu/%llu/%llu, longest mate %d plies, %.2f s (solve %.2f s, %.2f s CPU; "
+                 "write %.2f s, %.2f s CPU), peak %.0f MiB\n",
                  s.material.name().c_str(), static_cast<unsigned long long>(s.positions),
                  static_cast<unsigned long long>(s.wins), static_cast<unsigned long long>(s.draws),
-                 static_cast<unsigned long long>(s.losses), s.longest_plies, s.seconds, s.solve_seconds, s.write_seconds,
+                 static_cast<unsigned long long>(s.losses), s.longest_plies, s.seconds, s.solve_seconds, s.solve_cpu_seconds,
+                 s.write_seconds, s.write_cpu_seconds,
                  double(s.peak_rss) / (1 << 20));
   };
   Status st = gen::generate_tables(wanted, opts, arena, progress, summary);
