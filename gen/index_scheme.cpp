@@ -152,11 +152,12 @@ std::uint64_t IndexScheme::encode_identity(const Board& b) const {
 }
 
 std::uint64_t IndexScheme::encode(const Board& b) const {
-  const int t = pair_transform_[b.king(Color::kWhite).index() * 64 + b.king(Color::kBlack).index()];
+  const Square wk0 = b.king(Color::kWhite), bk0 = b.king(Color::kBlack);
+  const int t = pair_transform_[wk0.index() * 64 + bk0.index()];
   const std::uint64_t first = t == 0 ? encode_identity(b) : encode_with(b, t);
   if (pawns_) return first;
-  const Square wk = apply_symmetry(t, b.king(Color::kWhite));
-  const Square bk = apply_symmetry(t, b.king(Color::kBlack));
+  const Square wk = t == 0 ? wk0 : apply_symmetry(t, wk0);
+  const Square bk = t == 0 ? bk0 : apply_symmetry(t, bk0);
   if (!on_diagonal(wk) || !on_diagonal(bk)) return first;
   // Both kings on the diagonal: the diagonal swap keeps them canonical; take the smaller image.
   return std::min(first, encode_with(b, t ^ 4));
@@ -204,12 +205,8 @@ bool IndexScheme::decode(std::uint64_t index, Color side, Board& out) const {
   return encode(out) == index;
 }
 
-int IndexScheme::stabilizer_size(const Board& b) const {
-  if (pawns_) return 1;  // a file mirror moves every square, so no board is its own image
+int IndexScheme::diagonal_stabilizer_size(const Board& b) const {
   const Square wk = b.king(Color::kWhite), bk = b.king(Color::kBlack);
-  const bool main_diagonal = on_diagonal(wk) && on_diagonal(bk);
-  const bool anti_diagonal = wk.file() + wk.rank() == 7 && bk.file() + bk.rank() == 7;
-  if (!main_diagonal && !anti_diagonal) return 1;
   for (int t : {4, 7}) {  // the two diagonal reflections; only they can fix both kings
     if (apply_symmetry(t, wk) != wk || apply_symmetry(t, bk) != bk) continue;
     bool same = true;
