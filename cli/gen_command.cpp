@@ -66,11 +66,16 @@ void arm_tmp_cleanup(const std::string& path) {
 
 void disarm_tmp_cleanup() { g_tmp_armed = 0; }
 
+// Signals already ignored stay ignored (`nohup tbkit gen --all 5 &` must survive the logout).
 void install_interrupt_handlers() {
   struct sigaction sa {};
   sa.sa_handler = remove_tmp_and_die;
   sigemptyset(&sa.sa_mask);
-  for (int sig : {SIGINT, SIGTERM, SIGHUP}) ::sigaction(sig, &sa, nullptr);
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
+    struct sigaction old {};
+    if (::sigaction(sig, nullptr, &old) == 0 && old.sa_handler == SIG_IGN) continue;
+    ::sigaction(sig, &sa, nullptr);
+  }
 }
 
 std::int64_t created_timestamp() {
