@@ -1,7 +1,10 @@
 // tbkit gen: generates DTM tables (and the tables they convert into) into a directory.
+#include <signal.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <csignal>
+#include <cstring>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
@@ -42,6 +45,39 @@ std::uint64_t parse_bytes(const std::string& text) {
   return v > 0 ? std::uint64_t(v * scale) : 0;
 }
 
+// Ctrl-C / SIGTERM while a table file is being written: the handler removes NAME.tmp, then dies of
+// the signal. A signal handler can only reach process-wide state, hence these two statics; the path
+// is written only while `tmp_armed` is 0.
+char g_tmp_path[4096];
+volatile std::sig_atomic_t g_tmp_armed = 0;
+
+extern "C" void remove_tmp_and_die(int sig) {
+  if (g_tmp_armed) ::unlink(g_tmp_path);
+  ::signal(sig, SIG_DFL);
+  ::raise(sig);
+}
+
+void arm_tmp_cleanup(const std::string& path) {
+  g_tmp_armed = 0;
+  if (path.size() >= sizeof g_tmp_path) return;
+  std::memcpy(g_tmp_path, path.c_str(), path.size() + 1);
+  g_tmp_armed = 1;
+}
+
+void disarm_tmp_cleanup() { g_tmp_armed = 0; }
+
+// Signals already ignored stay ignored (`nohup tbkit gen --all 5 &` must survive the logout).
+void install_interrupt_handlers() {
+  struct sigaction sa {};
+  sa.sa_handler = remove_tmp_and_die;
+  sigemptyset(&sa.sa_mask);
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
+    struct sigaction old {};
+    if (::sigaction(sig, nullptr, &old) == 0 && old.sa_handler == SIG_IGN) continue;
+    ::sigaction(sig, &sa, nullptr);
+  }
+}
+
 std::int64_t created_timestamp() {
   const char* env = std::getenv("SOURCE_DATE_EPOCH");
   if (!env || !*env) return 0;
@@ -76,9 +112,15 @@ int run_gen(const GenCliOptions& o) {
   const bool show_progress = !o.quiet && isatty(STDERR_FILENO);
   auto started = std::chrono::steady_clock::now();
   auto last = started;
+  install_interrupt_handlers();
   auto progress = [&](const gen::Material& m, const gen::SolveProgress& p) {
+    if (p.phase == "write") arm_tmp_cleanup(gen::table_path(opts.dir, m).string() + ".tmp");
     if (!show_progress) return;
     const auto now = std::chrono::steady_clock::now();
+    if (p.phase == "write") {
+      std::fprintf(stderr, "\r\033[K%s: writing the file", m.name().c_str());
+      return;
+    }
     if (p.phase == "init") started = now;
     if (now - last < std::chrono::milliseconds(200) && p.phase == "retro") return;
     last = now;
@@ -91,18 +133,24 @@ int run_gen(const GenCliOptions& o) {
                  static_cast<unsigned long long>(p.total), secs, eta);
   };
   auto summary = [&](const gen::TableSummary& s) {
+    disarm_tmp_cleanup();
     if (show_progress) std::fprintf(stderr, "\r\033[K");
     if (o.quiet) return;
     if (s.skipped) {
       std::fprintf(stderr, "%s: present and valid, skipped\n", s.material.name().c_str());
       return;
     }
-    std::fprintf(stderr, "%s: %llu positions, W/D/L %llu/%llu/%llu, longest mate %d plies, %.2f s, peak %.0f MiB\n",
+    std::fprintf(stderr,
+                 "%s: %llu positions, W/D/L %llu/%llu/%llu, longest mate %d plies, %.2f s (solve %.2f s, %.2f s CPU; "
+                 "write %.2f s, %.2f s CPU), peak %.0f MiB\n",
                  s.material.name().c_str(), static_cast<unsigned long long>(s.positions),
                  static_cast<unsigned long long>(s.wins), static_cast<unsigned long long>(s.draws),
-                 static_cast<unsigned long long>(s.losses), s.longest_plies, s.seconds, double(s.peak_rss) / (1 << 20));
+                 static_cast<unsigned long long>(s.losses), s.longest_plies, s.seconds, s.solve_seconds, s.solve_cpu_seconds,
+                 s.write_seconds, s.write_cpu_seconds,
+                 double(s.peak_rss) / (1 << 20));
   };
   Status st = gen::generate_tables(wanted, opts, arena, progress, summary);
+  disarm_tmp_cleanup();
   if (!st) return report(st.error());
   return kExitOk;
 }
@@ -122,7 +170,8 @@ void add_gen_command(CLI::App& app, int& exit_code) {
       "Tables the named ones convert into (captures, promotions) are generated first; tables already\n"
       "present and valid are skipped, so an interrupted run can simply be restarted. Files are named\n"
       "MATERIAL.dtm (e.g. KQvKR.dtm) and written atomically. The header timestamp is SOURCE_DATE_EPOCH\n"
-      "if set, else 0, so runs give bit-identical files.\n"
+      "if set, else 0, so runs give bit-identical files. Ctrl-C or SIGTERM removes the half-written\n"
+      "MATERIAL.dtm.tmp before exiting. The summary line per table splits its time into solve and write.\n"
       "Examples:\n"
       "  tbkit gen KQvKR -d tables\n"
       "  tbkit gen --all 4 -d tables -t 2\n"

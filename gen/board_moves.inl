@@ -27,7 +27,33 @@ void for_each_legal_move(const Board& b, F&& f) {
   const Bitboard occ = b.occupied();
   const Bitboard own = b.by_color[index_of(us)];
   const Bitboard enemy = b.by_color[index_of(them)];
+  const Square ksq = b.king(us);
+  // Out of check, a king move is legal unless its target is attacked (seen through the king's own
+  // square), and another man's move unless the man is pinned and leaves the pin line.
+  const bool checked = is_attacked(b, ksq, them, occ);
+  Bitboard king_danger = 0, pinned = 0;
+  if (!checked) {
+    const Bitboard occ_no_king = occ & ~ksq.bb();
+    for (Bitboard e = enemy; e;) {
+      const Square s = chess::pop_lsb(e);
+      const PieceType t = b.type_on(s);
+      king_danger |= t == PieceType::kPawn ? pawn_attacks(them, s) : detail::attacks_of(t, s, occ_no_king);
+    }
+    const Bitboard queens = b.by_type[index_of(PieceType::kQueen)];
+    const Bitboard snipers =
+        enemy & ((rook_attacks(ksq, 0) & (b.by_type[index_of(PieceType::kRook)] | queens)) |
+                 (bishop_attacks(ksq, 0) & (b.by_type[index_of(PieceType::kBishop)] | queens)));
+    for (Bitboard sn = snipers; sn;) {
+      const Bitboard between = between_bb(ksq, chess::pop_lsb(sn)) & occ;
+      if (between && !(between & (between - 1))) pinned |= between & own;
+    }
+  }
   auto emit = [&](PieceType moved, Square from, Square to, PieceType promo, MoveKind kind, Square ep) {
+    if (!checked) {
+      if (moved == PieceType::kKing ? (king_danger & to.bb()) != 0
+                                    : (pinned & from.bb()) && !(line_bb(ksq, from) & to.bb()))
+        return;
+    }
     Board c = b;
     if (enemy & to.bb()) {
       c.remove(them, c.type_on(to), to);
@@ -36,7 +62,7 @@ void for_each_legal_move(const Board& b, F&& f) {
     c.remove(us, moved, from);
     c.put(us, promo == PieceType::kNone ? moved : promo, to);
     if (promo != PieceType::kNone) kind = MoveKind::kConversion;
-    if (is_attacked(c, c.king(us), them, c.occupied())) return;
+    if (checked && is_attacked(c, c.king(us), them, c.occupied())) return;
     c.side = them;
     f(static_cast<const Board&>(c), MoveInfo{kind, from, to, ep});
   };
@@ -96,13 +122,21 @@ void for_each_unmove(const Board& b, F&& f) {
   using namespace chess;
   const Color mover = ~b.side;  // the side that just moved
   const Bitboard occ = b.occupied();
+  const Square ksq = b.king(b.side);
+  // In the predecessor the side not to move (b.side) must not be in check. If it is not in check in
+  // b, only the moved man can give it: directly from its old square, or by uncovering a slider.
+  const bool checked = is_attacked(b, ksq, mover, occ);
   auto emit = [&](PieceType t, Square at, Square from, bool double_push) {
     Board p = b;
     p.remove(mover, t, at);
     p.put(mover, t, from);
     p.side = mover;
-    // In the predecessor the side not to move (b.side) must not be in check.
-    if (is_attacked(p, p.king(b.side), mover, p.occupied())) return;
+    if (checked || line_bb(ksq, at)) {
+      if (is_attacked(p, ksq, mover, p.occupied())) return;
+    } else {
+      const Bitboard direct = t == PieceType::kPawn ? pawn_attacks(mover, from) : detail::attacks_of(t, from, p.occupied());
+      if (direct & ksq.bb()) return;
+    }
     f(static_cast<const Board&>(p), UnmoveInfo{from, at, double_push});
   };
   for (PieceType t : {PieceType::kKnight, PieceType::kBishop, PieceType::kRook, PieceType::kQueen, PieceType::kKing}) {

@@ -127,12 +127,37 @@ std::uint64_t IndexScheme::encode_with(const Board& b, int t) const {
   return index;
 }
 
+std::uint64_t IndexScheme::encode_identity(const Board& b) const {
+  const Square wk = b.king(Color::kWhite), bk = b.king(Color::kBlack);
+  const int pair = pair_index_[wk.index() * 64 + bk.index()];
+  assert(pair >= 0);
+  std::uint64_t index = std::uint64_t(pair) * pair_stride_;
+  Bitboard men = wk.bb() | bk.bb(), pawns = 0;
+  // Without a symmetry the squares come out of the bitboard already in increasing order.
+  for (const Group& g : groups_) {
+    const Bitboard placed = b.pieces(g.color, g.type);
+    const bool is_pawn = g.type == PieceType::kPawn;
+    const Bitboard avail = is_pawn ? kPawnSquares & ~pawns : ~men;
+    std::uint64_t combo = 0;
+    int j = 1;
+    for (Bitboard bb = placed; bb; ++j) {
+      const int rank = popcount(avail & ((Bitboard{1} << pop_lsb(bb).index()) - 1));
+      combo += kBinomials.c[rank][j];
+    }
+    index += combo * g.stride;
+    men |= placed;
+    if (is_pawn) pawns |= placed;
+  }
+  return index;
+}
+
 std::uint64_t IndexScheme::encode(const Board& b) const {
-  const int t = pair_transform_[b.king(Color::kWhite).index() * 64 + b.king(Color::kBlack).index()];
-  const std::uint64_t first = encode_with(b, t);
+  const Square wk0 = b.king(Color::kWhite), bk0 = b.king(Color::kBlack);
+  const int t = pair_transform_[wk0.index() * 64 + bk0.index()];
+  const std::uint64_t first = t == 0 ? encode_identity(b) : encode_with(b, t);
   if (pawns_) return first;
-  const Square wk = apply_symmetry(t, b.king(Color::kWhite));
-  const Square bk = apply_symmetry(t, b.king(Color::kBlack));
+  const Square wk = t == 0 ? wk0 : apply_symmetry(t, wk0);
+  const Square bk = t == 0 ? bk0 : apply_symmetry(t, bk0);
   if (!on_diagonal(wk) || !on_diagonal(bk)) return first;
   // Both kings on the diagonal: the diagonal swap keeps them canonical; take the smaller image.
   return std::min(first, encode_with(b, t ^ 4));
@@ -153,12 +178,22 @@ bool IndexScheme::decode(std::uint64_t index, Color side, Board& out) const {
     const bool is_pawn = g.type == PieceType::kPawn;
     const Bitboard avail = is_pawn ? kPawnSquares & ~pawns : ~men;
     Bitboard placed = 0;
-    int p = g.slots - 1;
-    for (int j = g.count; j >= 1; --j) {
-      while (kBinomials.c[p][j] > combo) --p;
-      combo -= kBinomials.c[p][j];
-      placed |= select_bit(avail, p).bb();
-      --p;
+    if (g.count == 1) {
+      placed = select_bit(avail, int(combo)).bb();
+    } else {
+      int hi = g.slots - 1;
+      for (int j = g.count; j >= 1; --j) {
+        // The largest p <= hi with C(p, j) <= combo (C(j-1, j) = 0 always qualifies).
+        int lo = j - 1;
+        while (lo < hi) {
+          const int mid = (lo + hi + 1) / 2;
+          if (kBinomials.c[mid][j] <= combo) lo = mid;
+          else hi = mid - 1;
+        }
+        combo -= kBinomials.c[lo][j];
+        placed |= select_bit(avail, lo).bb();
+        hi = lo - 1;
+      }
     }
     if (placed & men) return false;  // a pawn on a king's square
     for (Bitboard bb = placed; bb;) out.put(g.color, g.type, pop_lsb(bb));
@@ -170,12 +205,8 @@ bool IndexScheme::decode(std::uint64_t index, Color side, Board& out) const {
   return encode(out) == index;
 }
 
-int IndexScheme::stabilizer_size(const Board& b) const {
-  if (pawns_) return 1;  // a file mirror moves every square, so no board is its own image
+int IndexScheme::diagonal_stabilizer_size(const Board& b) const {
   const Square wk = b.king(Color::kWhite), bk = b.king(Color::kBlack);
-  const bool main_diagonal = on_diagonal(wk) && on_diagonal(bk);
-  const bool anti_diagonal = wk.file() + wk.rank() == 7 && bk.file() + bk.rank() == 7;
-  if (!main_diagonal && !anti_diagonal) return 1;
   for (int t : {4, 7}) {  // the two diagonal reflections; only they can fix both kings
     if (apply_symmetry(t, wk) != wk || apply_symmetry(t, bk) != bk) continue;
     bool same = true;

@@ -34,7 +34,15 @@ class IndexScheme {
 
   // How many of the scheme's symmetries map the board onto itself (1 or 2: a pawnless board can be
   // its own mirror in the a1-h8 or a8-h1 diagonal, identical pieces trading places). Any orientation.
-  [[nodiscard]] int stabilizer_size(const Board& b) const;
+  [[nodiscard]] int stabilizer_size(const Board& b) const {
+    // A file mirror moves every square, so no pawn board is its own image; otherwise both kings
+    // must stand on one long diagonal.
+    if (pawns_) return 1;
+    constexpr chess::Bitboard kMain = 0x8040201008040201ULL, kAnti = 0x0102040810204080ULL;
+    const chess::Bitboard kings = b.by_type[index_of(chess::PieceType::kKing)];
+    if ((kings & kMain) != kings && (kings & kAnti) != kings) return 1;
+    return diagonal_stabilizer_size(b);
+  }
   // Distinct boards (without symmetry reduction) that this board's index stands for.
   [[nodiscard]] int orbit_size(const Board& b) const { return (pawns_ ? 2 : 8) / stabilizer_size(b); }
 
@@ -48,6 +56,8 @@ class IndexScheme {
     std::uint64_t stride;
   };
   [[nodiscard]] std::uint64_t encode_with(const Board& b, int transform) const;
+  [[nodiscard]] std::uint64_t encode_identity(const Board& b) const;  // encode_with(b, 0), faster
+  [[nodiscard]] int diagonal_stabilizer_size(const Board& b) const;    // both kings on a long diagonal
 
   Material material_;
   bool pawns_ = false;

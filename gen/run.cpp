@@ -18,6 +18,13 @@ std::uint64_t peak_rss_bytes() {
   return std::uint64_t(usage.ru_maxrss) * 1024;
 }
 
+double cpu_seconds() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  auto secs = [](const timeval& t) { return double(t.tv_sec) + double(t.tv_usec) * 1e-6; };
+  return secs(usage.ru_utime) + secs(usage.ru_stime);
+}
+
 std::uint64_t generation_bytes(const Material& m) {
   std::uint64_t bytes = solve_bytes(m);
   for (const Material& sub : m.conversions()) bytes += IndexScheme(sub).size() * 2 * sizeof(DtmValue);
@@ -70,6 +77,9 @@ Status generate_tables(const std::vector<Material>& wanted, const GenOptions& op
       if (summary) summary(s);
       continue;
     }
+    // A run killed outright (SIGKILL, power loss) may have left a partial NAME.tmp; it is never read,
+    // but remove it so the directory holds only finished tables while this one is solved.
+    std::filesystem::remove(path.string() + ".tmp", ec);
     // Keep in memory only the tables this one converts into; load missing ones from disk.
     const std::vector<Material> deps = m.conversions();
     loaded.retain_only(deps);
@@ -77,14 +87,25 @@ Status generate_tables(const std::vector<Material>& wanted, const GenOptions& op
       if (loaded.contains(d)) continue;
       if (Status st = loaded.load(table_path(opts.dir, d), d); !st) return st;
     }
+    const auto t1 = std::chrono::steady_clock::now();
+    const double c1 = cpu_seconds();
     auto solved = solve_table(m, loaded, arena, [&](const SolveProgress& p) {
       if (progress) progress(m, p);
     });
     if (!solved) return solved.error();
+    const auto t2 = std::chrono::steady_clock::now();
+    const double c2 = cpu_seconds();
+    if (progress) progress(m, SolveProgress{"write", 0, 0, 0});
     if (Status st = write_solved_table(path, **solved, opts.generator, opts.created, arena); !st) return st;
+    const auto t3 = std::chrono::steady_clock::now();
+    const double c3 = cpu_seconds();
 
     TableSummary s;
     s.material = m;
+    s.solve_seconds = std::chrono::duration<double>(t2 - t1).count();
+    s.write_seconds = std::chrono::duration<double>(t3 - t2).count();
+    s.solve_cpu_seconds = c2 - c1;
+    s.write_cpu_seconds = c3 - c2;
     for (int side = 0; side < 2; ++side)
       for (const DtmValue v : (*solved)->values[side]) {
         if (v.is_illegal()) continue;

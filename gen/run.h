@@ -32,12 +32,18 @@ struct TableSummary {
   std::uint64_t positions = 0;   // legal positions stored (both sides, symmetry-reduced)
   std::uint64_t wins = 0, draws = 0, losses = 0;
   int longest_plies = 0;         // longest win in plies (0 if none)
-  double seconds = 0;
+  double seconds = 0;            // wall time for this table: loading dependencies, solving, writing
+  double solve_seconds = 0;      // of which solving
+  double write_seconds = 0;      // of which coding and writing the file
+  double solve_cpu_seconds = 0;  // process CPU time (user + system, all threads) while solving
+  double write_cpu_seconds = 0;  // and while writing
   std::uint64_t peak_rss = 0;    // bytes, of the whole process so far
 };
 
 // Peak resident set size of this process in bytes (getrusage).
 [[nodiscard]] std::uint64_t peak_rss_bytes();
+// CPU time used so far by this process (user + system, all threads), in seconds (getrusage).
+[[nodiscard]] double cpu_seconds();
 
 // Bytes needed to generate `m`: the solver plus the tables it converts into, held in memory.
 [[nodiscard]] std::uint64_t generation_bytes(const Material& m);

@@ -188,23 +188,39 @@ void Solver::propagate(int side, std::uint64_t i, int ply) {
   [[maybe_unused]] const bool ok = scheme_.decode(i, Color(side), b);
   assert(ok);
   const int pred_side = 1 - side;
+  // Collect the predecessors first and prefetch their slots: the updates are scattered over the
+  // whole table, and overlapping their cache misses is most of the gain.
+  struct Update {
+    std::uint64_t index;
+    int arg;  // wins: the ply to mark; losses: the count weight
+  };
+  std::array<Update, 128> updates;
+  std::size_t n = 0;
   for_each_unmove(b, [&](const Board& pred, const UnmoveInfo& ui) {
     const std::uint64_t p = scheme_.encode(pred);
     std::optional<DtmValue> ep;
     if (ui.double_push) ep = en_passant_value(b, Square((ui.from.index() + ui.to.index()) / 2));
+    int arg = 0;
     if (ply % 2 == 0) {
-      int win = ply + 1;
+      arg = ply + 1;
       if (ep) {
         // The opponent chooses between this position and the en-passant capture.
         if (!ep->is_loss()) return;
-        win = std::max(ply, ep->plies()) + 1;
+        arg = std::max(ply, ep->plies()) + 1;
       }
-      mark_win(pred_side, p, win);
     } else {
       if (ep && ep->is_win() && ep->plies() < ply) return;  // counted at ply ep->plies() already
-      count_down(pred_side, p, ply, scheme_.stabilizer_size(pred));
+      arg = scheme_.stabilizer_size(pred);
     }
+    __builtin_prefetch(&state_[pred_side][p], 1);
+    if (ply % 2 == 1) __builtin_prefetch(&count_[pred_side][p], 1);
+    assert(n < updates.size());
+    updates[n++] = {p, arg};
   });
+  for (std::size_t k = 0; k < n; ++k) {
+    if (ply % 2 == 0) mark_win(pred_side, updates[k].index, updates[k].arg);
+    else count_down(pred_side, updates[k].index, ply, updates[k].arg);
+  }
 }
 
 std::shared_ptr<SolvedTable> Solver::run() {

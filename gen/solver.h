@@ -14,7 +14,7 @@
 namespace tbkit::gen {
 
 struct SolveProgress {
-  std::string_view phase;   // "init", "retro" or "finish"
+  std::string_view phase;   // "init", "retro", "finish", then "write" (from the run manager)
   int ply = 0;              // retro: the ply being propagated
   std::uint64_t done = 0;   // index slots processed (init) or positions resolved so far (retro)
   std::uint64_t total = 0;  // index slots over both sides

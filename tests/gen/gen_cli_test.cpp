@@ -1,6 +1,14 @@
 #include <catch2/catch.hpp>
 
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
 #include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <thread>
+#include <vector>
 
 #include <cstdio>
 #include <cstdlib>
@@ -98,4 +106,107 @@ TEST_CASE("gen rejects bad input and memory caps", "[gen][cli]") {
   CHECK(tbkit("verify " + d + "/nothing").exit_code == 3);
   CHECK(tbkit("gen --help").out.find("Exit codes") != std::string::npos);
   std::filesystem::remove_all(dir);
+}
+
+namespace {
+
+// Starts `tbkit gen --all 3 -q -t 2 -d dir` in the background (output discarded); returns its pid.
+pid_t start_gen(const std::filesystem::path& dir) {
+  const char* bin = std::getenv("TBKIT_BINARY");
+  REQUIRE(bin != nullptr);
+  std::vector<std::string> args = {bin, "gen", "--all", "3", "-q", "-t", "2", "-d", dir.string()};
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
+  pid_t pid = 0;
+  const int rc = posix_spawn(&pid, bin, &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  REQUIRE(rc == 0);
+  return pid;
+}
+
+// Waits for the child; returns the signal that ended it, or 0 if it exited (status in `code`).
+int wait_child(pid_t pid, int& code) {
+  int status = 0;
+  REQUIRE(waitpid(pid, &status, 0) == pid);
+  code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+}
+
+std::vector<std::string> tmp_files(const std::filesystem::path& dir) {
+  std::vector<std::string> out;
+  if (!std::filesystem::exists(dir)) return out;
+  for (const auto& e : std::filesystem::directory_iterator(dir))
+    if (e.path().extension() == ".tmp") out.push_back(e.path().filename().string());
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("gen killed at any moment and restarted finishes with identical files", "[gen][cli][slow]") {
+  setenv("SOURCE_DATE_EPOCH", "0", 1);
+  const auto ref = fresh_dir("kill-ref");
+  const auto dir = fresh_dir("kill");
+  const auto t0 = std::chrono::steady_clock::now();
+  int code = 0;
+  REQUIRE(wait_child(start_gen(ref), code) == 0);
+  REQUIRE(code == 0);
+  const auto full = std::chrono::steady_clock::now() - t0;
+  const std::vector<std::string> names = {"KQvK", "KRvK", "KBvK", "KNvK", "KPvK"};
+
+  // Ctrl-C or SIGTERM while a file is being written: the handler removes the tmp file.
+  for (int sig : {SIGTERM, SIGINT}) {
+    std::filesystem::remove_all(dir);
+    const pid_t pid = start_gen(dir);
+    bool seen = false;
+    int status = 0;
+    pid_t ended = 0;
+    // Poll until KPvK (the last table) is being written, or the run ends first.
+    while (!seen && ended == 0) {
+      seen = std::filesystem::exists(dir / "KPvK.dtm.tmp");
+      if (!seen) {
+        ended = waitpid(pid, &status, WNOHANG);
+        std::this_thread::sleep_for(std::chrono::microseconds(200));
+      }
+    }
+    if (seen) {
+      kill(pid, sig);
+      const int died = wait_child(pid, code);
+      INFO("signal " << sig << ", died of " << died);
+      if (died == 0) WARN("gen finished before the signal arrived");
+      else CHECK(died == sig);
+    } else {
+      WARN("the tmp file was never seen: gen wrote it between two polls");
+    }
+    CHECK(tmp_files(dir).empty());
+  }
+
+  // Kill points spread over a whole run, by SIGTERM, SIGINT and SIGKILL in turn, in one directory,
+  // each restart continuing from what the previous one left. Then one uninterrupted restart.
+  std::filesystem::remove_all(dir);
+  const int signals[] = {SIGTERM, SIGINT, SIGKILL};
+  for (int k = 1; k <= 9; ++k) {
+    const pid_t pid = start_gen(dir);
+    std::this_thread::sleep_for(full * k / 10);
+    const int sig = signals[k % 3];
+    kill(pid, sig);
+    const int died = wait_child(pid, code);
+    INFO("kill point " << k << ", signal " << sig);
+    if (died == 0) CHECK(code == 0);  // finished before the signal
+    if (sig != SIGKILL) CHECK(tmp_files(dir).empty());
+  }
+  REQUIRE(wait_child(start_gen(dir), code) == 0);
+  CHECK(code == 0);
+  CHECK(tmp_files(dir).empty());
+  for (const auto& n : names) {
+    INFO(n);
+    const bool identical = slurp(dir / (n + ".dtm")) == slurp(ref / (n + ".dtm"));
+    CHECK(identical);
+  }
+  std::filesystem::remove_all(dir);
+  std::filesystem::remove_all(ref);
 }
