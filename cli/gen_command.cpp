@@ -24,6 +24,7 @@ struct GenCliOptions {
   int threads = 0;
   std::string mem;
   bool quiet = false;
+  std::string compression = "small";
 };
 
 // "512M", "24G", "1048576" -> bytes; 0 on error.
@@ -103,6 +104,9 @@ int run_gen(const GenCliOptions& o) {
   opts.dir = o.dir;
   opts.generator = std::string("tbkit ") + kVersion;
   opts.created = created_timestamp();
+  auto write = gen::write_options_named(o.compression);
+  if (!write) return report(make_error(ErrorCode::kInvalidArgument, "gen: --compression: " + write.error().message));
+  opts.write = *write;
   if (!o.mem.empty()) {
     opts.memory_limit = parse_bytes(o.mem);
     if (opts.memory_limit == 0) return report(make_error(ErrorCode::kInvalidArgument, "gen: --mem '" + o.mem + "' is not a size (e.g. 8G, 512M)"));
@@ -166,6 +170,8 @@ void add_gen_command(CLI::App& app, int& exit_code) {
   cmd->add_option("-t,--threads", opts->threads, "Worker threads (default: all cores)")->check(CLI::Range(1, 1024));
   cmd->add_option("--mem", opts->mem, "Memory cap, e.g. 8G; refuse up front if a table needs more");
   cmd->add_flag("-q,--quiet", opts->quiet, "No progress or summary lines");
+  cmd->add_option("--compression", opts->compression,
+                  "small (default: LZMA2, 1 MiB blocks, smallest files) or fast (zstd 9: ~10x faster to write, ~35% larger)");
   cmd->footer(
       "Tables the named ones convert into (captures, promotions) are generated first; tables already\n"
       "present and valid are skipped, so an interrupted run can simply be restarted. Files are named\n"

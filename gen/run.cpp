@@ -96,7 +96,7 @@ Status generate_tables(const std::vector<Material>& wanted, const GenOptions& op
     const auto t2 = std::chrono::steady_clock::now();
     const double c2 = cpu_seconds();
     if (progress) progress(m, SolveProgress{"write", 0, 0, 0});
-    if (Status st = write_solved_table(path, **solved, opts.generator, opts.created, arena); !st) return st;
+    if (Status st = write_solved_table(path, **solved, opts.generator, opts.created, arena, opts.write); !st) return st;
     const auto t3 = std::chrono::steady_clock::now();
     const double c3 = cpu_seconds();
 

@@ -9,15 +9,26 @@ namespace tbkit::gen {
 
 using namespace chess;
 
+Result<formats::TableWriteOptions> write_options_named(std::string_view name) {
+  formats::TableWriteOptions o;
+  if (name == "small") return o;
+  if (name == "fast") {
+    o.codec = formats::BlockCodec::kZstd;
+    o.compression_level = 9;
+    return o;
+  }
+  return make_error(ErrorCode::kInvalidArgument, "unknown compression '" + std::string(name) + "' (small or fast)");
+}
+
 Status write_solved_table(const std::filesystem::path& path, const SolvedTable& table, const std::string& generator,
-                          std::int64_t created, tbb::task_arena& arena) {
+                          std::int64_t created, tbb::task_arena& arena, const formats::TableWriteOptions& write) {
   formats::TableInfo info;
   info.material = table.material().name();
   info.index_scheme = table.scheme.id();
   info.positions_per_side = table.scheme.size();
   info.generator = generator;
   info.created = created;
-  auto encoder = formats::TableEncoder::create(info, table.values[0], table.values[1]);
+  auto encoder = formats::TableEncoder::create(info, table.values[0], table.values[1], write);
   if (!encoder) return encoder.error();
   // One task per block: each block's bytes depend on that block alone, so any thread count
   // gives the same file. The first error (lowest block) wins, for a deterministic message.
