@@ -1,6 +1,7 @@
 #include "cli/common.h"
 
 #include <iostream>
+#include <sstream>
 
 #include "chess/fen.h"
 
@@ -16,6 +17,23 @@ int exit_code_for(const Error& e) {
     case ErrorCode::kUnavailable: return kExitUnavailable;
   }
   return kExitFailed;
+}
+
+std::string board_text(const chess::Position& pos, bool black_view) {
+  const char* files = black_view ? "   h g f e d c b a\n" : "   a b c d e f g h\n";
+  std::ostringstream out;
+  out << files;
+  for (int i = 0; i < 8; ++i) {
+    const int rank = black_view ? i : 7 - i;
+    out << ' ' << rank + 1 << ' ';
+    for (int j = 0; j < 8; ++j) {
+      const int file = black_view ? 7 - j : j;
+      out << pos.piece_on(chess::Square(file, rank)).letter() << (j < 7 ? " " : "");
+    }
+    out << "  " << rank + 1 << '\n';
+  }
+  out << files;
+  return out.str();
 }
 
 int report(const Error& e) {

@@ -26,6 +26,10 @@ enum ExitCode : int {
 // Prints "tbkit: <message>" on stderr and returns the exit code for the error.
 int report(const Error& e);
 
+// The board as text, files along the top and bottom, ranks at both sides (" 8 r n b q k b n r  8"),
+// from White's side or, with black_view, from Black's (rank 1 at the top).
+[[nodiscard]] std::string board_text(const chess::Position& pos, bool black_view = false);
+
 // Joins positional words into a FEN; "startpos" (or nothing) is the initial position.
 [[nodiscard]] Result<chess::Position> position_from_words(const std::vector<std::string>& words);
 

@@ -24,23 +24,6 @@ struct PlayOptions {
   std::uint64_t seed = 0;
 };
 
-std::string board_text(const chess::Position& pos, bool black_view) {
-  std::ostringstream out;
-  const char* files = black_view ? "   h g f e d c b a\n" : "   a b c d e f g h\n";
-  out << files;
-  for (int i = 0; i < 8; ++i) {
-    const int rank = black_view ? i : 7 - i;
-    out << ' ' << rank + 1 << ' ';
-    for (int j = 0; j < 8; ++j) {
-      const int file = black_view ? 7 - j : j;
-      out << pos.piece_on(chess::Square(file, rank)).letter() << ' ';
-    }
-    out << rank + 1 << '\n';
-  }
-  out << files;
-  return out.str();
-}
-
 std::string score_text(int score) {
   if (const auto m = player::mate_in_moves(score)) return "mate " + std::to_string(*m);
   char buf[32];

@@ -55,13 +55,7 @@ int run_position(const PositionOptions& o) {
     return kExitOk;
   }
   std::ostringstream out;
-  out << "   a b c d e f g h\n";
-  for (int rank = 7; rank >= 0; --rank) {
-    out << ' ' << rank + 1 << ' ';
-    for (int file = 0; file < 8; ++file) out << p.piece_on(chess::Square(file, rank)).letter() << (file < 7 ? " " : "");
-    out << "  " << rank + 1 << '\n';
-  }
-  out << "   a b c d e f g h\n\n";
+  out << board_text(p) << '\n';
   out << "FEN:          " << chess::to_fen(p) << '\n';
   out << "Side to move: " << side << '\n';
   out << "Polyglot key: " << hex_key(p.key()) << '\n';

@@ -93,18 +93,6 @@ std::string numbered_line(const chess::Position& root, const std::vector<std::st
   return s;
 }
 
-std::string board_text(const chess::Position& p) {
-  std::ostringstream out;
-  out << "   a b c d e f g h\n";
-  for (int rank = 7; rank >= 0; --rank) {
-    out << ' ' << rank + 1 << ' ';
-    for (int file = 0; file < 8; ++file) out << p.piece_on(chess::Square(file, rank)).letter() << (file < 7 ? " " : "");
-    out << "  " << rank + 1 << '\n';
-  }
-  out << "   a b c d e f g h\n";
-  return out.str();
-}
-
 std::string json_error(const std::string& input, const Error& e) {
   return "{\"input\": " + json_string(input) + ", \"error\": " + json_string(e.message) + ", \"exit_code\": " +
          std::to_string(exit_code_for(e)) + "}";

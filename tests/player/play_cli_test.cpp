@@ -32,7 +32,7 @@ TEST_CASE("play: moves in SAN and UCI, hint, a bad move, undo, resign, PGN saved
   const auto r = run_tbkit("play --time 0.05 --seed 3 --pgn " + pgn, "e4\nhint\nKe3\nundo\nd2d4\nresign\n");
   REQUIRE(r.exit_code == 0);
   CHECK(r.out.find("   a b c d e f g h") != std::string::npos);
-  CHECK(r.out.find(" 1 R N B Q K B N R 1") != std::string::npos);
+  CHECK(r.out.find(" 1 R N B Q K B N R  1") != std::string::npos);
   CHECK(r.out.find("tbkit plays ") != std::string::npos);
   CHECK(r.out.find("Hint: ") != std::string::npos);
   CHECK(r.out.find("Not a legal move: 'Ke3'") != std::string::npos);
