@@ -14,6 +14,7 @@
 #include "chess/fen.h"
 #include "chess/notation.h"
 #include "cli/common.h"
+#include "cli/interrupt.h"
 #include "cli/json.h"
 #include "formats/book_file.h"
 #include "formats/polyglot_book.h"
@@ -141,6 +142,10 @@ int run_build(const BuildOptions& o) {
                    static_cast<unsigned long long>(p.games), secs > 0 ? double(p.games) / secs : 0.0, eta.c_str());
     };
   }
+  // Ctrl-C while an output is being written removes its NAME.tmp (cli/interrupt.h).
+  TmpGuard tbb_tmp, bin_tmp;
+  if (!b.output.empty()) tbb_tmp.guard(b.output.string() + ".tmp");
+  if (!b.polyglot_output.empty()) bin_tmp.guard(b.polyglot_output.string() + ".tmp");
   auto summary = pgn::build_book(o.inputs, b, progress);
   if (show) std::fprintf(stderr, "\n");
   if (!summary) return report(summary.error());
@@ -279,6 +284,7 @@ int run_probe(const ProbeOptions& o) {
 
 int run_merge(const std::vector<std::string>& inputs, const std::string& output, bool quiet) {
   std::vector<std::filesystem::path> paths(inputs.begin(), inputs.end());
+  const TmpGuard tmp(output + ".tmp");
   auto info = pgn::merge_book_files(paths, output);
   if (!info) return report(info.error());
   if (!quiet)

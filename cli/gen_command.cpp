@@ -1,16 +1,14 @@
 // tbkit gen: generates DTM tables (and the tables they convert into) into a directory.
-#include <signal.h>
 #include <unistd.h>
 
 #include <chrono>
-#include <csignal>
-#include <cstring>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
 #include <thread>
 
 #include "cli/common.h"
+#include "cli/interrupt.h"
 #include "cli/version.h"
 #include "gen/run.h"
 
@@ -44,39 +42,6 @@ std::uint64_t parse_bytes(const std::string& text) {
   else if (unit == "G" || unit == "GiB") scale = 1024.0 * 1024 * 1024;
   else if (!unit.empty()) return 0;
   return v > 0 ? std::uint64_t(v * scale) : 0;
-}
-
-// Ctrl-C / SIGTERM while a table file is being written: the handler removes NAME.tmp, then dies of
-// the signal. A signal handler can only reach process-wide state, hence these two statics; the path
-// is written only while `tmp_armed` is 0.
-char g_tmp_path[4096];
-volatile std::sig_atomic_t g_tmp_armed = 0;
-
-extern "C" void remove_tmp_and_die(int sig) {
-  if (g_tmp_armed) ::unlink(g_tmp_path);
-  ::signal(sig, SIG_DFL);
-  ::raise(sig);
-}
-
-void arm_tmp_cleanup(const std::string& path) {
-  g_tmp_armed = 0;
-  if (path.size() >= sizeof g_tmp_path) return;
-  std::memcpy(g_tmp_path, path.c_str(), path.size() + 1);
-  g_tmp_armed = 1;
-}
-
-void disarm_tmp_cleanup() { g_tmp_armed = 0; }
-
-// Signals already ignored stay ignored (`nohup tbkit gen --all 5 &` must survive the logout).
-void install_interrupt_handlers() {
-  struct sigaction sa {};
-  sa.sa_handler = remove_tmp_and_die;
-  sigemptyset(&sa.sa_mask);
-  for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
-    struct sigaction old {};
-    if (::sigaction(sig, nullptr, &old) == 0 && old.sa_handler == SIG_IGN) continue;
-    ::sigaction(sig, &sa, nullptr);
-  }
 }
 
 std::int64_t created_timestamp() {
@@ -116,9 +81,10 @@ int run_gen(const GenCliOptions& o) {
   const bool show_progress = !o.quiet && isatty(STDERR_FILENO);
   auto started = std::chrono::steady_clock::now();
   auto last = started;
-  install_interrupt_handlers();
+  // Ctrl-C, SIGTERM or SIGHUP while a file is being written removes its NAME.tmp (cli/interrupt.h).
+  TmpGuard writing;
   auto progress = [&](const gen::Material& m, const gen::SolveProgress& p) {
-    if (p.phase == "write") arm_tmp_cleanup(gen::table_path(opts.dir, m).string() + ".tmp");
+    if (p.phase == "write") writing.guard(gen::table_path(opts.dir, m).string() + ".tmp");
     if (!show_progress) return;
     const auto now = std::chrono::steady_clock::now();
     if (p.phase == "write") {
@@ -137,7 +103,7 @@ int run_gen(const GenCliOptions& o) {
                  static_cast<unsigned long long>(p.total), secs, eta);
   };
   auto summary = [&](const gen::TableSummary& s) {
-    disarm_tmp_cleanup();
+    writing.release();
     if (show_progress) std::fprintf(stderr, "\r\033[K");
     if (o.quiet) return;
     if (s.skipped) {
@@ -154,7 +120,7 @@ int run_gen(const GenCliOptions& o) {
                  double(s.peak_rss) / (1 << 20));
   };
   Status st = gen::generate_tables(wanted, opts, arena, progress, summary);
-  disarm_tmp_cleanup();
+  writing.release();
   if (!st) return report(st.error());
   return kExitOk;
 }

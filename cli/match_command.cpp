@@ -7,6 +7,7 @@
 #include <random>
 
 #include "cli/common.h"
+#include "cli/interrupt.h"
 #include "probe/player/openings.h"
 
 namespace tbkit::cli {
@@ -113,7 +114,9 @@ int run_match_command(const MatchOptions& o) {
 
   std::ofstream pgn;
   const std::string tmp = o.pgn + ".tmp";
+  TmpGuard tmp_guard;  // Ctrl-C during the match removes the unfinished PGN (cli/interrupt.h)
   if (!o.pgn.empty()) {
+    tmp_guard.guard(tmp);
     pgn.open(tmp, std::ios::binary | std::ios::trunc);
     if (!pgn) return report(make_error(ErrorCode::kIo, tmp + ": cannot write"));
   }

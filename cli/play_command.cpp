@@ -10,6 +10,7 @@
 #include "chess/movegen.h"
 #include "chess/notation.h"
 #include "cli/common.h"
+#include "cli/interrupt.h"
 #include "probe/player/engine.h"
 #include "probe/player/pgn_writer.h"
 #include "probe/player/search.h"
@@ -143,6 +144,7 @@ int run_play(const PlayOptions& o) {
   rec.result = result;
   rec.termination = termination;
   const std::string tmp = o.pgn + ".tmp";
+  const TmpGuard tmp_guard(tmp);  // Ctrl-C while saving removes the unfinished PGN (cli/interrupt.h)
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
     out << player::format_pgn(rec);

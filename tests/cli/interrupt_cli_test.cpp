@@ -1,0 +1,97 @@
+// Interrupted commands leave no NAME.tmp behind (cli/interrupt.h). The gen case, with every kind of
+// signal at many points of a run, is in tests/gen/gen_cli_test.cpp; this covers book build and merge.
+#include <catch2/catch.hpp>
+
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+#include <thread>
+#include <vector>
+
+extern char** environ;
+
+namespace {
+
+std::filesystem::path scratch(const std::string& name) {
+  auto dir = std::filesystem::temp_directory_path() / ("tbkit-interrupt-" + std::to_string(::getpid()) + "-" + name);
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+pid_t spawn_tbkit(std::vector<std::string> args) {
+  const char* bin = std::getenv("TBKIT_BINARY");
+  REQUIRE(bin != nullptr);
+  args.insert(args.begin(), bin);
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
+  pid_t pid = 0;
+  const int rc = posix_spawn(&pid, bin, &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  REQUIRE(rc == 0);
+  return pid;
+}
+
+// The output's NAME.tmp is made a FIFO: opening it for writing blocks until a reader comes, which
+// never happens, so the command is held exactly where it writes its output. After the signal the
+// FIFO must be gone (the handler unlinked it) and the process must have died of that signal.
+void interrupt_while_writing(const std::vector<std::string>& args, const std::filesystem::path& tmp, int sig) {
+  REQUIRE(::mkfifo(tmp.c_str(), 0600) == 0);
+  const pid_t pid = spawn_tbkit(args);
+  int status = 0;
+  pid_t ended = 0;
+  // The command cannot finish while the FIFO has no reader; give it time to get there.
+  for (int i = 0; i < 50 && ended == 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    ended = ::waitpid(pid, &status, WNOHANG);
+  }
+  INFO("the command ended before the signal with status " << status);
+  REQUIRE(ended == 0);
+  ::kill(pid, sig);
+  REQUIRE(::waitpid(pid, &status, 0) == pid);
+  CHECK(WIFSIGNALED(status));
+  CHECK(WTERMSIG(status) == sig);
+  CHECK_FALSE(std::filesystem::exists(std::filesystem::symlink_status(tmp)));
+}
+
+}  // namespace
+
+TEST_CASE("book build interrupted while writing leaves no tmp file", "[cli][book]") {
+  const auto dir = scratch("build");
+  const std::string pgn = std::string(TBKIT_DATA_DIR) + "/pgn/small.pgn";
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
+    INFO("signal " << sig);
+    interrupt_while_writing({"book", "build", pgn, "-q", "-t", "1", "-o", (dir / "out.tbb").string()},
+                            dir / "out.tbb.tmp", sig);
+    CHECK_FALSE(std::filesystem::exists(dir / "out.tbb"));
+  }
+  // The Polyglot output is guarded the same way.
+  interrupt_while_writing({"book", "build", pgn, "-q", "-o", (dir / "out.tbb").string(), "--polyglot",
+                           (dir / "out.bin").string()},
+                          dir / "out.bin.tmp", SIGINT);
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("book merge interrupted while writing leaves no tmp file", "[cli][book]") {
+  const auto dir = scratch("merge");
+  const std::string pgn = std::string(TBKIT_DATA_DIR) + "/pgn/small.pgn";
+  const std::string book = (dir / "a.tbb").string();
+  const std::string cmd = std::string(std::getenv("TBKIT_BINARY")) + " book build -q '" + pgn + "' -o '" + book + "'";
+  REQUIRE(std::system(cmd.c_str()) == 0);
+  interrupt_while_writing({"book", "merge", book, book, "-o", (dir / "c.tbb").string()}, dir / "c.tbb.tmp", SIGTERM);
+  CHECK_FALSE(std::filesystem::exists(dir / "c.tbb"));
+  std::filesystem::remove_all(dir);
+}
