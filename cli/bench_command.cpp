@@ -5,7 +5,19 @@
 #include <iostream>
 #include <memory>
 
+#include <stdlib.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <vector>
+
+#include <tbb/task_arena.h>
+
 #include "chess/fen.h"
+#include "gen/run.h"
+#include "pgn/book_builder.h"
+#include "probe/tablebase.h"
 #include "chess/movegen.h"
 #include "chess/notation.h"
 #include "probe/player/search.h"
@@ -58,6 +70,101 @@ void hash_tree(chess::Position& pos, int depth, Fnv& fnv) {
   }
 }
 
+
+// A few short games (with a variation, a comment and every result) for the book part.
+constexpr const char* kBenchPgn =
+    "[Event \"bench 1\"]\n[White \"A\"]\n[Black \"B\"]\n[Result \"1-0\"]\n[WhiteElo \"2100\"]\n\n"
+    "1. e4 e5 2. Bc4 Nc6 3. Qh5 Nf6 $4 (3... g6 4. Qf3) 4. Qxf7# 1-0\n\n"
+    "[Event \"bench 2\"]\n[Result \"0-1\"]\n\n1. f3 e5 2. g4 Qh4# 0-1\n\n"
+    "[Event \"bench 3\"]\n[Result \"1/2-1/2\"]\n[BlackElo \"1950\"]\n\n"
+    "1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 {a comment} 4. Ba4 Nf6 5. O-O Be7 1/2-1/2\n\n"
+    "[Event \"bench 4\"]\n[Result \"*\"]\n\n1. d4 d5 2. c4 e6 3. Nc3 Nf6 *\n";
+
+// A private scratch directory, removed with its contents at the end of the run.
+class ScratchDir {
+ public:
+  ScratchDir() {
+    std::string pattern = (std::filesystem::temp_directory_path() / "tbkit-bench-XXXXXX").string();
+    if (::mkdtemp(pattern.data())) path_ = pattern;
+  }
+  ~ScratchDir() {
+    std::error_code ec;
+    if (!path_.empty()) std::filesystem::remove_all(path_, ec);
+  }
+  ScratchDir(const ScratchDir&) = delete;
+  ScratchDir& operator=(const ScratchDir&) = delete;
+  [[nodiscard]] const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+void hash_file(const std::filesystem::path& path, Fnv& fnv) {
+  std::ifstream in(path, std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  fnv.add(path.filename().string());
+  fnv.add(std::uint64_t(bytes.size()));
+  fnv.add(bytes);
+}
+
+// Generates the 3-piece tables on one thread and hashes the files; then probes positions of every
+// 3-piece material and hashes the values. Empty status on success.
+Status bench_tables(const std::filesystem::path& dir, Fnv& files, Fnv& probes, std::uint64_t& probed) {
+  gen::GenOptions opts;
+  opts.dir = dir;
+  opts.generator = "tbkit bench";
+  tbb::task_arena arena(1);
+  if (Status st = gen::generate_tables(gen::all_materials(3), opts, arena, {}, {}); !st) return st;
+  std::vector<std::filesystem::path> paths;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) paths.push_back(e.path());
+  std::sort(paths.begin(), paths.end());
+  for (const auto& p : paths) hash_file(p, files);
+
+  auto tb = probe::Tablebase::open({dir});
+  if (!tb) return tb.error();
+  // Kings and one man on squares stepping through the board; illegal placements are skipped.
+  for (const char* man : {"Q", "R", "B", "N", "P"}) {
+    for (int wk = 0; wk < 64; wk += 3) {
+      for (int bk = 1; bk < 64; bk += 5) {
+        for (int sq = 2; sq < 64; sq += 7) {
+          std::string board(64, '1');
+          if (wk == bk || wk == sq || bk == sq) continue;
+          board[wk] = 'K';
+          board[bk] = 'k';
+          board[sq] = man[0];
+          std::string fen;
+          for (int r = 0; r < 8; ++r) fen += board.substr(std::size_t(r) * 8, 8) + (r < 7 ? "/" : "");
+          auto pos = chess::parse_fen(fen + " w - - 0 1");
+          if (!pos) continue;
+          auto v = tb->probe(*pos);
+          if (!v) continue;
+          probes.add(std::uint64_t(v->raw()));
+          ++probed;
+        }
+      }
+    }
+  }
+  return {};
+}
+
+// Builds a book (native and Polyglot) from kBenchPgn on one thread and hashes both files.
+Status bench_book(const std::filesystem::path& dir, Fnv& fnv) {
+  const auto pgn = dir / "bench.pgn";
+  {
+    std::ofstream out(pgn, std::ios::binary);
+    out << kBenchPgn;
+  }
+  pgn::BookBuildOptions b;
+  b.output = dir / "bench.tbb";
+  b.polyglot_output = dir / "bench.bin";
+  b.threads = 1;
+  auto summary = pgn::build_book({pgn.string()}, b, {});
+  if (!summary) return summary.error();
+  hash_file(b.output, fnv);
+  hash_file(b.polyglot_output, fnv);
+  return {};
+}
+
 int run_bench() {
   const auto t0 = std::chrono::steady_clock::now();
   Fnv signature;
@@ -97,6 +204,22 @@ int run_bench() {
   std::printf("search:    %llu nodes, %.0f nodes/s\n", static_cast<unsigned long long>(search_nodes),
               double(search_nodes) / search_secs);
 
+  ScratchDir scratch;
+  if (scratch.path().empty()) return report(make_error(ErrorCode::kIo, "bench: cannot create a temporary directory"));
+  Fnv files, probes, book;
+  std::uint64_t probed = 0;
+  const auto t_tables = std::chrono::steady_clock::now();
+  if (Status st = bench_tables(scratch.path(), files, probes, probed); !st) return report(st.error());
+  signature.add(files.h);
+  signature.add(probes.h);
+  std::printf("tables:    %016llx (3-piece files, %.2f s)\n", static_cast<unsigned long long>(files.h),
+              std::chrono::duration<double>(std::chrono::steady_clock::now() - t_tables).count());
+  std::printf("probe:     %016llx (%llu positions)\n", static_cast<unsigned long long>(probes.h),
+              static_cast<unsigned long long>(probed));
+  if (Status st = bench_book(scratch.path(), book); !st) return report(st.error());
+  signature.add(book.h);
+  std::printf("book:      %016llx (.tbb and .bin)\n", static_cast<unsigned long long>(book.h));
+
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::fflush(stdout);
   std::fprintf(stderr, "Total time: %.2f s\n", secs);
@@ -109,8 +232,10 @@ int run_bench() {
 void add_bench_command(CLI::App& app, int& exit_code) {
   auto* cmd = app.add_subcommand("bench", "Single-threaded signature run: prints 'Bench: N'");
   cmd->footer(
-      "Runs perft on fixed positions, hashes keys, FENs and SAN over small trees, and searches each to depth 7. A change that\n"
-      "alters any output changes N; commits that change N say 'Bench: N'.\n"
+      "Runs perft on fixed positions, hashes keys, FENs and SAN over small trees, searches each to depth 7, generates the\n"
+      "3-piece tables into a temporary directory and hashes the files and a few thousand probes of them, and builds a book\n"
+      "from four built-in games and hashes its .tbb and .bin. A change that alters any output changes N; commits that change\n"
+      "N say 'Bench: N'.\n"
       "Example:\n"
       "  tbkit bench");
   cmd->callback([&exit_code] { exit_code = run_bench(); });
