@@ -63,11 +63,18 @@ struct MoveInfo {
 template <class F>
 void for_each_legal_move(const Board& b, F&& f);
 
+// As for_each_legal_move, except that when b.side is not in check the non-capturing moves of pieces
+// (not pawns) are reported together, without building the children: bulk(type, from, targets) with
+// `targets` the (non-empty) set of their destination squares; f gets all the other moves.
+template <class Bulk, class F>
+void for_each_legal_move_bulk(const Board& b, Bulk&& bulk, F&& f);
+
 // Calls f(grandchild) for every legal en-passant capture in `b` (side to move captures) onto ep_square.
 template <class F>
 void for_each_en_passant(const Board& b, chess::Square ep_square, F&& f);
 
 struct UnmoveInfo {
+  chess::PieceType type;  // the moved man
   chess::Square from;  // the moved man's square in the predecessor
   chess::Square to;    // its square in the successor
   bool double_push = false;

@@ -17,10 +17,8 @@ inline chess::Bitboard attacks_of(chess::PieceType t, chess::Square s, chess::Bi
   }
 }
 
-}  // namespace detail
-
-template <class F>
-void for_each_legal_move(const Board& b, F&& f) {
+template <bool kBulk, class Bulk, class F>
+void enumerate_legal_moves(const Board& b, Bulk&& bulk, F&& f) {
   using namespace chess;
   const Color us = b.side;
   const Color them = ~us;
@@ -69,8 +67,17 @@ void for_each_legal_move(const Board& b, F&& f) {
   for (PieceType t : {PieceType::kKnight, PieceType::kBishop, PieceType::kRook, PieceType::kQueen, PieceType::kKing}) {
     for (Bitboard pcs = b.pieces(us, t); pcs;) {
       const Square from = pop_lsb(pcs);
-      for (Bitboard to = detail::attacks_of(t, from, occ) & ~own; to;)
-        emit(t, from, pop_lsb(to), PieceType::kNone, MoveKind::kQuiet, Square::none());
+      Bitboard to = detail::attacks_of(t, from, occ) & ~own;
+      if constexpr (kBulk) {
+        if (!checked) {
+          Bitboard quiet = to & ~enemy;
+          if (t == PieceType::kKing) quiet &= ~king_danger;
+          else if (pinned & from.bb()) quiet &= line_bb(ksq, from);
+          if (quiet) bulk(t, from, quiet);
+          to &= enemy;
+        }
+      }
+      while (to) emit(t, from, pop_lsb(to), PieceType::kNone, MoveKind::kQuiet, Square::none());
     }
   }
   const int forward = us == Color::kWhite ? 8 : -8;
@@ -97,6 +104,18 @@ void for_each_legal_move(const Board& b, F&& f) {
     }
     for (Bitboard caps = pawn_attacks(us, from) & enemy; caps;) pawn_to(pop_lsb(caps));
   }
+}
+
+}  // namespace detail
+
+template <class F>
+void for_each_legal_move(const Board& b, F&& f) {
+  detail::enumerate_legal_moves<false>(b, [](chess::PieceType, chess::Square, chess::Bitboard) {}, f);
+}
+
+template <class Bulk, class F>
+void for_each_legal_move_bulk(const Board& b, Bulk&& bulk, F&& f) {
+  detail::enumerate_legal_moves<true>(b, bulk, f);
 }
 
 template <class F>
@@ -137,7 +156,7 @@ void for_each_unmove(const Board& b, F&& f) {
       const Bitboard direct = t == PieceType::kPawn ? pawn_attacks(mover, from) : detail::attacks_of(t, from, p.occupied());
       if (direct & ksq.bb()) return;
     }
-    f(static_cast<const Board&>(p), UnmoveInfo{from, at, double_push});
+    f(static_cast<const Board&>(p), UnmoveInfo{t, from, at, double_push});
   };
   for (PieceType t : {PieceType::kKnight, PieceType::kBishop, PieceType::kRook, PieceType::kQueen, PieceType::kKing}) {
     for (Bitboard pcs = b.pieces(mover, t); pcs;) {

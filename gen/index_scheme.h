@@ -32,6 +32,38 @@ class IndexScheme {
   // position (side not to move in check) is not checked here.
   [[nodiscard]] bool decode(std::uint64_t index, chess::Color side, Board& out) const;
 
+  static constexpr int kMaxGroups = 10;  // one per colour and type other than the king
+  struct GroupPlacement {
+    chess::Bitboard avail;   // the squares the group's number ranks over (kings, earlier groups)
+    chess::Bitboard placed;  // the group's men
+    std::uint64_t stride;
+    int count;
+  };
+  // Fills out[0, groups) for a board whose king pair is canonical (identity orientation) and
+  // returns the number of groups. Then encode(b) = pair * stride + sum of each group's number, the
+  // number of a single man being popcount(avail & squares below it).
+  int group_placements(const Board& b, std::array<GroupPlacement, kMaxGroups>& out) const;
+
+  // The group (docs/index.md order) holding the men of colour c and type t; -1 for kings.
+  [[nodiscard]] int group_of(chess::Color c, chess::PieceType t) const {
+    return group_of_[index_of(c)][index_of(t)];
+  }
+  // Whether encode(b) may need a symmetry other than the one that canonicalizes the kings plus the
+  // diagonal comparison: true when both kings stand on the a1-h8 diagonal in a pawnless scheme.
+  [[nodiscard]] bool diagonal_case(const Board& b) const {
+    constexpr chess::Bitboard kMain = 0x8040201008040201ULL;
+    const chess::Bitboard kings = b.by_type[index_of(chess::PieceType::kKing)];
+    return !pawns_ && (kings & kMain) == kings;
+  }
+  // The part of `index` that groups before g contribute with the king pair: `index` with the
+  // numbers of groups g, g+1, ... set to zero.
+  [[nodiscard]] std::uint64_t head_of(std::uint64_t index, int g) const {
+    return index - index % (groups_[g].stride * groups_[g].combinations);
+  }
+  // encode(b) for a board whose kings and groups before g are those of a canonical board of index
+  // `index` with !diagonal_case, given head = head_of(index, g): only groups g.. are recomputed.
+  [[nodiscard]] std::uint64_t encode_from_group(const Board& b, std::uint64_t head, int g) const;
+
   // How many of the scheme's symmetries map the board onto itself (1 or 2: a pawnless board can be
   // its own mirror in the a1-h8 or a8-h1 diagonal, identical pieces trading places). Any orientation.
   [[nodiscard]] int stabilizer_size(const Board& b) const {
@@ -62,6 +94,7 @@ class IndexScheme {
   Material material_;
   bool pawns_ = false;
   std::vector<Group> groups_;
+  std::array<std::array<std::int8_t, 6>, 2> group_of_{};
   std::uint64_t size_ = 0;
   std::uint64_t pair_stride_ = 0;
   std::vector<std::array<std::uint8_t, 2>> pair_squares_;  // canonical (white king, black king)

@@ -32,6 +32,12 @@ constexpr bool is_resolved(std::uint16_t s) { return s >= 1 && s < kFloorBit; }
 constexpr bool can_lose(std::uint16_t s) { return s == kUnknown || (s & kFloorBit && s < kNoLoss); }
 constexpr std::uint16_t resolved(int ply) { return std::uint16_t(ply + 1); }
 
+bool kings_on_long_diagonal(const Board& b) {
+  constexpr Bitboard kMain = 0x8040201008040201ULL, kAnti = 0x0102040810204080ULL;
+  const Bitboard kings = b.by_type[index_of(PieceType::kKing)];
+  return (kings & kMain) == kings || (kings & kAnti) == kings;
+}
+
 // A double push that the opponent may answer en passant; revisited at `ply` (see solve_table).
 struct Deferred {
   int ply;
@@ -99,8 +105,9 @@ class Solver {
   const TableSet& subtables_;
   tbb::task_arena& arena_;
   const ProgressFn& progress_;
-  std::array<std::vector<std::uint16_t>, 2> state_;
-  std::array<std::vector<std::uint8_t>, 2> count_;
+  // Not zero-filled: the initialisation writes every state, and every count a legal slot uses.
+  std::array<std::unique_ptr<std::uint16_t[]>, 2> state_;
+  std::array<std::unique_ptr<std::uint8_t[]>, 2> count_;
   std::array<std::vector<std::uint64_t>, 2> chunk_plies_;
   std::atomic<int> max_ply_{0};
 };
@@ -114,7 +121,23 @@ void Solver::init_position(int side, std::uint64_t i, std::vector<Deferred>& def
   int in_table = 0;
   bool any_move = false;
   std::optional<DtmValue> conversion;
-  for_each_legal_move(b, [&](const Board& child, const MoveInfo& mi) {
+  // Quiet piece moves are counted without building the children; only a child with both kings on
+  // one long diagonal (pawnless) can be its own mirror image and weigh 2.
+  auto bulk = [&](PieceType t, Square from, Bitboard targets) {
+    any_move = true;
+    if (scheme_.id() == kSchemePawns || (t != PieceType::kKing && !kings_on_long_diagonal(b))) {
+      in_table += popcount(targets);
+      return;
+    }
+    while (targets) {
+      Board child = b;
+      child.remove(b.side, t, from);
+      child.put(b.side, t, pop_lsb(targets));
+      child.side = ~b.side;
+      in_table += scheme_.stabilizer_size(child);
+    }
+  };
+  for_each_legal_move_bulk(b, bulk, [&](const Board& child, const MoveInfo& mi) {
     any_move = true;
     if (mi.kind == MoveKind::kConversion) {
       const DtmValue v = back_up(subtables_.probe(child));
@@ -196,8 +219,29 @@ void Solver::propagate(int side, std::uint64_t i, int ply) {
   };
   std::array<Update, 128> updates;
   std::size_t n = 0;
+  // A man other than a king moving keeps the king pair, hence the orientation (unless the diagonal
+  // case compares two images), so the predecessor's index follows from this one: the man's group
+  // number changes with its rank among the group's squares, and a later single man's number by one
+  // when the moving man crosses it (it ranks over the squares the earlier men leave free).
+  const bool full = scheme_.diagonal_case(b);
+  std::array<IndexScheme::GroupPlacement, IndexScheme::kMaxGroups> groups;
+  const int group_count = scheme_.group_placements(b, groups);
+  int singles_from = group_count;  // groups from here on hold one man each
+  while (singles_from > 0 && groups[singles_from - 1].count == 1) --singles_from;
+  auto pred_index = [&](const Board& pred, const UnmoveInfo& ui) {
+    const int g = full ? -1 : scheme_.group_of(Color(pred_side), ui.type);
+    if (g < 0) return scheme_.encode(pred);
+    if (g < singles_from) return scheme_.encode_from_group(pred, scheme_.head_of(i, g), g);
+    const Bitboard at = ui.to.bb(), from = ui.from.bb();
+    const int moved = popcount(groups[g].avail & (from - 1)) - popcount(groups[g].avail & (at - 1));
+    std::uint64_t p = i + std::uint64_t(std::int64_t(moved)) * groups[g].stride;
+    for (int h = g + 1; h < group_count; ++h)
+      p += (std::uint64_t(at < groups[h].placed) - std::uint64_t(from < groups[h].placed)) * groups[h].stride;
+    assert(p == scheme_.encode(pred));
+    return p;
+  };
   for_each_unmove(b, [&](const Board& pred, const UnmoveInfo& ui) {
-    const std::uint64_t p = scheme_.encode(pred);
+    const std::uint64_t p = pred_index(pred, ui);
     std::optional<DtmValue> ep;
     if (ui.double_push) ep = en_passant_value(b, Square((ui.from.index() + ui.to.index()) / 2));
     int arg = 0;
@@ -210,24 +254,31 @@ void Solver::propagate(int side, std::uint64_t i, int ply) {
       }
     } else {
       if (ep && ep->is_win() && ep->plies() < ply) return;  // counted at ply ep->plies() already
-      arg = scheme_.stabilizer_size(pred);
+      arg = ui.type != PieceType::kKing && !kings_on_long_diagonal(b) ? 1 : scheme_.stabilizer_size(pred);
     }
     __builtin_prefetch(&state_[pred_side][p], 1);
-    if (ply % 2 == 1) __builtin_prefetch(&count_[pred_side][p], 1);
     assert(n < updates.size());
     updates[n++] = {p, arg};
   });
-  for (std::size_t k = 0; k < n; ++k) {
-    if (ply % 2 == 0) mark_win(pred_side, updates[k].index, updates[k].arg);
-    else count_down(pred_side, updates[k].index, ply, updates[k].arg);
+  if (ply % 2 == 0) {
+    for (std::size_t k = 0; k < n; ++k) mark_win(pred_side, updates[k].index, updates[k].arg);
+    return;
   }
+  // Counters are touched (and fetched) only for predecessors that may still lose.
+  std::size_t m = 0;
+  for (std::size_t k = 0; k < n; ++k) {
+    if (!can_lose(state(pred_side, updates[k].index).load(std::memory_order_relaxed))) continue;
+    __builtin_prefetch(&count_[pred_side][updates[k].index], 1);
+    updates[m++] = updates[k];
+  }
+  for (std::size_t k = 0; k < m; ++k) count_down(pred_side, updates[k].index, ply, updates[k].arg);
 }
 
 std::shared_ptr<SolvedTable> Solver::run() {
   const std::uint64_t n = scheme_.size();
   for (int s = 0; s < 2; ++s) {
-    state_[s].assign(n, kUnknown);
-    count_[s].assign(n, 0);
+    state_[s].reset(new std::uint16_t[n]);
+    count_[s].reset(new std::uint8_t[n]);
     chunk_plies_[s].assign((n + kChunk - 1) / kChunk, 0);
   }
   const std::uint64_t per_side = (n + kChunk - 1) / kChunk;
@@ -270,7 +321,7 @@ std::shared_ptr<SolvedTable> Solver::run() {
 
   if (progress_) progress_({"finish", 0, resolved_total, 2 * n});
   for (int s = 0; s < 2; ++s) {
-    count_[s] = {};
+    count_[s].reset();
     auto& out = table_->values[s];
     out.resize(n);
     for (std::uint64_t i = 0; i < n; ++i) {
@@ -284,7 +335,7 @@ std::shared_ptr<SolvedTable> Solver::run() {
         out[i] = DtmValue::draw();
       }
     }
-    state_[s] = {};
+    state_[s].reset();
   }
   return table_;
 }
