@@ -161,7 +161,7 @@ int IndexScheme::group_placements(const Board& b, std::array<GroupPlacement, kMa
     const Group& gr = groups_[h];
     const Bitboard placed = b.pieces(gr.color, gr.type);
     const bool is_pawn = gr.type == PieceType::kPawn;
-    out[h] = {is_pawn ? kPawnSquares & ~pawns : ~men, placed, gr.stride, gr.count};
+    out[h] = {is_pawn ? kPawnSquares & ~pawns : ~men, placed, gr.stride, gr.count, is_pawn};
     men |= placed;
     if (is_pawn) pawns |= placed;
   }

@@ -38,11 +38,22 @@ class IndexScheme {
     chess::Bitboard placed;  // the group's men
     std::uint64_t stride;
     int count;
+    bool pawn;
   };
   // Fills out[0, groups) for a board whose king pair is canonical (identity orientation) and
   // returns the number of groups. Then encode(b) = pair * stride + sum of each group's number, the
   // number of a single man being popcount(avail & squares below it).
   int group_placements(const Board& b, std::array<GroupPlacement, kMaxGroups>& out) const;
+
+  // The number of the king pair (wk, bk) if it is canonical as it stands (identity orientation) and
+  // not the diagonal case, else -1.
+  [[nodiscard]] int plain_pair(chess::Square wk, chess::Square bk) const {
+    const int pair = pair_index_[wk.index() * 64 + bk.index()];
+    constexpr chess::Bitboard kMain = 0x8040201008040201ULL;
+    if (!pawns_ && (wk.bb() | bk.bb()) == ((wk.bb() | bk.bb()) & kMain)) return -1;
+    return pair;
+  }
+  [[nodiscard]] std::uint64_t pair_stride() const { return pair_stride_; }
 
   // The group (docs/index.md order) holding the men of colour c and type t; -1 for kings.
   [[nodiscard]] int group_of(chess::Color c, chess::PieceType t) const {

@@ -228,7 +228,22 @@ void Solver::propagate(int side, std::uint64_t i, int ply) {
   const int group_count = scheme_.group_placements(b, groups);
   int singles_from = group_count;  // groups from here on hold one man each
   while (singles_from > 0 && groups[singles_from - 1].count == 1) --singles_from;
+  // A king move changes the pair number and, when it crosses a single piece, that piece's number
+  // (pieces rank over the squares the kings leave free; pawns do not see the kings).
+  const int pair = int(i / scheme_.pair_stride());
+  auto king_pred_index = [&](const Board& pred, const UnmoveInfo& ui) {
+    const int new_pair = scheme_.plain_pair(pred.king(Color::kWhite), pred.king(Color::kBlack));
+    if (new_pair < 0 || singles_from > 0) return scheme_.encode(pred);
+    const Bitboard at = ui.to.bb(), from = ui.from.bb();
+    std::uint64_t p = i + std::uint64_t(std::int64_t(new_pair - pair)) * scheme_.pair_stride();
+    for (int h = 0; h < group_count; ++h)
+      if (!groups[h].pawn)
+        p += (std::uint64_t(at < groups[h].placed) - std::uint64_t(from < groups[h].placed)) * groups[h].stride;
+    assert(p == scheme_.encode(pred));
+    return p;
+  };
   auto pred_index = [&](const Board& pred, const UnmoveInfo& ui) {
+    if (ui.type == PieceType::kKing) return full ? scheme_.encode(pred) : king_pred_index(pred, ui);
     const int g = full ? -1 : scheme_.group_of(Color(pred_side), ui.type);
     if (g < 0) return scheme_.encode(pred);
     if (g < singles_from) return scheme_.encode_from_group(pred, scheme_.head_of(i, g), g);
