@@ -2,7 +2,12 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdlib>
 #include <optional>
+
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
@@ -36,6 +41,27 @@ bool kings_on_long_diagonal(const Board& b) {
   constexpr Bitboard kMain = 0x8040201008040201ULL, kAnti = 0x0102040810204080ULL;
   const Bitboard kings = b.by_type[index_of(PieceType::kKing)];
   return (kings & kMain) == kings || (kings & kAnti) == kings;
+}
+
+// An uninitialised array of n T, on transparent huge pages where the system offers them: the
+// predecessor updates hit the arrays at random, and 4 KiB pages make nearly each one a TLB miss.
+template <class T>
+struct FreeDeleter {
+  void operator()(T* p) const { std::free(p); }
+};
+template <class T>
+using HugeArray = std::unique_ptr<T[], FreeDeleter<T>>;
+
+template <class T>
+HugeArray<T> allocate_huge(std::uint64_t n) {
+  constexpr std::size_t kHuge = std::size_t{2} << 20;
+  const std::size_t bytes = (n * sizeof(T) + kHuge - 1) / kHuge * kHuge;
+  void* p = std::aligned_alloc(kHuge, bytes);
+  if (!p) throw std::bad_alloc();
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+  madvise(p, bytes, MADV_HUGEPAGE);  // advice only: without it the arrays are merely slower
+#endif
+  return HugeArray<T>(static_cast<T*>(p));
 }
 
 // A double push that the opponent may answer en passant; revisited at `ply` (see solve_table).
@@ -106,8 +132,8 @@ class Solver {
   tbb::task_arena& arena_;
   const ProgressFn& progress_;
   // Not zero-filled: the initialisation writes every state, and every count a legal slot uses.
-  std::array<std::unique_ptr<std::uint16_t[]>, 2> state_;
-  std::array<std::unique_ptr<std::uint8_t[]>, 2> count_;
+  std::array<HugeArray<std::uint16_t>, 2> state_;
+  std::array<HugeArray<std::uint8_t>, 2> count_;
   std::array<std::vector<std::uint64_t>, 2> chunk_plies_;
   std::atomic<int> max_ply_{0};
 };
@@ -292,8 +318,8 @@ void Solver::propagate(int side, std::uint64_t i, int ply) {
 std::shared_ptr<SolvedTable> Solver::run() {
   const std::uint64_t n = scheme_.size();
   for (int s = 0; s < 2; ++s) {
-    state_[s].reset(new std::uint16_t[n]);
-    count_[s].reset(new std::uint8_t[n]);
+    state_[s] = allocate_huge<std::uint16_t>(n);
+    count_[s] = allocate_huge<std::uint8_t>(n);
     chunk_plies_[s].assign((n + kChunk - 1) / kChunk, 0);
   }
   const std::uint64_t per_side = (n + kChunk - 1) / kChunk;
@@ -339,17 +365,21 @@ std::shared_ptr<SolvedTable> Solver::run() {
     count_[s].reset();
     auto& out = table_->values[s];
     out.resize(n);
-    for (std::uint64_t i = 0; i < n; ++i) {
-      const std::uint16_t st = state_[s][i];
-      if (st == kIllegal) {
-        out[i] = DtmValue::illegal();
-      } else if (is_resolved(st)) {
-        const int ply = st - 1;
-        out[i] = ply % 2 ? DtmValue::win_in_plies(ply) : DtmValue::loss_in_plies(ply);
-      } else {
-        out[i] = DtmValue::draw();
-      }
-    }
+    arena_.execute([&] {
+      tbb::parallel_for(tbb::blocked_range<std::uint64_t>(0, n, kChunk), [&](const tbb::blocked_range<std::uint64_t>& r) {
+        for (std::uint64_t i = r.begin(); i != r.end(); ++i) {
+          const std::uint16_t st = state_[s][i];
+          if (st == kIllegal) {
+            out[i] = DtmValue::illegal();
+          } else if (is_resolved(st)) {
+            const int ply = st - 1;
+            out[i] = ply % 2 ? DtmValue::win_in_plies(ply) : DtmValue::loss_in_plies(ply);
+          } else {
+            out[i] = DtmValue::draw();
+          }
+        }
+      });
+    });
     state_[s].reset();
   }
   return table_;
