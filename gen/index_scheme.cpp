@@ -95,6 +95,7 @@ IndexScheme::IndexScheme(const Material& material) : material_(material), pawns_
     stride *= it->combinations;
   }
   pair_stride_ = stride;
+  last_single_piece_ = !groups_.empty() && groups_.back().count == 1 && groups_.back().type != PieceType::kPawn;
   size_ = stride * pair_squares_.size();
 }
 

@@ -75,6 +75,19 @@ class IndexScheme {
   // `index` with !diagonal_case, given head = head_of(index, g): only groups g.. are recomputed.
   [[nodiscard]] std::uint64_t encode_from_group(const Board& b, std::uint64_t head, int g) const;
 
+  // Given `b` = the board decode(index - 1, ...) produced (and returned true for), turns it into the
+  // board of `index` and returns true when that only moves the last group's single piece to its
+  // next available square; returns false (b unchanged) when decode(index) must be called instead.
+  [[nodiscard]] bool advance(std::uint64_t index, Board& b) const {
+    if (!last_single_piece_ || index % groups_.back().combinations == 0 || diagonal_case(b)) return false;
+    const Group& g = groups_.back();
+    const chess::Bitboard man = b.pieces(g.color, g.type);
+    const chess::Bitboard free = ~(b.occupied() | (man - 1) | man);
+    b.remove(g.color, g.type, chess::lsb(man));
+    b.put(g.color, g.type, chess::lsb(free));
+    return true;
+  }
+
   // How many of the scheme's symmetries map the board onto itself (1 or 2: a pawnless board can be
   // its own mirror in the a1-h8 or a8-h1 diagonal, identical pieces trading places). Any orientation.
   [[nodiscard]] int stabilizer_size(const Board& b) const {
@@ -105,6 +118,7 @@ class IndexScheme {
   Material material_;
   bool pawns_ = false;
   std::vector<Group> groups_;
+  bool last_single_piece_ = false;  // the last group holds one piece (not a pawn)
   std::array<std::array<std::int8_t, 6>, 2> group_of_{};
   std::uint64_t size_ = 0;
   std::uint64_t pair_stride_ = 0;

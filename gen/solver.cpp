@@ -121,7 +121,8 @@ class Solver {
     return best;
   }
 
-  void init_position(int side, std::uint64_t i, std::vector<Deferred>& deferred);
+  // decoded: the board of slot i, or null for an unused slot.
+  void init_position(int side, std::uint64_t i, const Board* decoded, std::vector<Deferred>& deferred);
   void propagate(int side, std::uint64_t i, int ply);
   void mark_win(int side, std::uint64_t i, int ply);
   void count_down(int side, std::uint64_t i, int successor_ply, int weight);
@@ -138,12 +139,12 @@ class Solver {
   std::atomic<int> max_ply_{0};
 };
 
-void Solver::init_position(int side, std::uint64_t i, std::vector<Deferred>& deferred) {
-  Board b;
-  if (!scheme_.decode(i, Color(side), b) || !is_legal(b)) {
+void Solver::init_position(int side, std::uint64_t i, const Board* decoded, std::vector<Deferred>& deferred) {
+  if (!decoded || !is_legal(*decoded)) {
     state_[side][i] = kIllegal;
     return;
   }
+  const Board& b = *decoded;
   int in_table = 0;
   bool any_move = false;
   std::optional<DtmValue> conversion;
@@ -326,7 +327,13 @@ std::shared_ptr<SolvedTable> Solver::run() {
   std::vector<std::vector<Deferred>> chunk_deferred(2 * per_side);
   if (progress_) progress_({"init", 0, 0, 2 * n});
   for_each_chunk([&](int side, std::uint64_t first, std::uint64_t last, std::uint64_t chunk) {
-    for (std::uint64_t i = first; i < last; ++i) init_position(side, i, chunk_deferred[chunk]);
+    // Consecutive slots mostly differ by one step of the last man: no full decode for those.
+    Board b;
+    bool placed = false;
+    for (std::uint64_t i = first; i < last; ++i) {
+      if (!placed || !scheme_.advance(i, b)) placed = scheme_.decode(i, Color(side), b);
+      init_position(side, i, placed ? &b : nullptr, chunk_deferred[chunk]);
+    }
   });
   std::vector<Deferred> deferred;
   for (auto& d : chunk_deferred) deferred.insert(deferred.end(), d.begin(), d.end());
