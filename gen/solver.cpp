@@ -2,7 +2,8 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cstdlib>
+#include <cstdint>
+#include <new>
 #include <optional>
 
 #if defined(__linux__)
@@ -45,24 +46,53 @@ bool kings_on_long_diagonal(const Board& b) {
 
 // An uninitialised array of n T, on transparent huge pages where the system offers them: the
 // predecessor updates hit the arrays at random, and 4 KiB pages make nearly each one a TLB miss.
+// Mapped directly (not through malloc) so that freeing it returns the memory to the system.
 template <class T>
-struct FreeDeleter {
-  void operator()(T* p) const { std::free(p); }
-};
-template <class T>
-using HugeArray = std::unique_ptr<T[], FreeDeleter<T>>;
-
-template <class T>
-HugeArray<T> allocate_huge(std::uint64_t n) {
-  constexpr std::size_t kHuge = std::size_t{2} << 20;
-  const std::size_t bytes = (n * sizeof(T) + kHuge - 1) / kHuge * kHuge;
-  void* p = std::aligned_alloc(kHuge, bytes);
-  if (!p) throw std::bad_alloc();
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-  madvise(p, bytes, MADV_HUGEPAGE);  // advice only: without it the arrays are merely slower
+class HugeArray {
+ public:
+  HugeArray() = default;
+  explicit HugeArray(std::uint64_t n) {
+    constexpr std::size_t kHuge = std::size_t{2} << 20;
+    bytes_ = std::max<std::size_t>((n * sizeof(T) + kHuge - 1) / kHuge * kHuge, kHuge);
+#if defined(__linux__)
+    // Map one huge page more than needed and trim both ends to a 2 MiB boundary.
+    void* raw = mmap(nullptr, bytes_ + kHuge, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (raw == MAP_FAILED) throw std::bad_alloc();
+    const auto start = reinterpret_cast<std::uintptr_t>(raw);
+    const std::uintptr_t aligned = (start + kHuge - 1) / kHuge * kHuge;
+    if (aligned > start) munmap(raw, aligned - start);
+    if (const std::uintptr_t tail = start + bytes_ + kHuge - (aligned + bytes_); tail > 0)
+      munmap(reinterpret_cast<void*>(aligned + bytes_), tail);
+    data_ = reinterpret_cast<T*>(aligned);
+    madvise(data_, bytes_, MADV_HUGEPAGE);  // advice only: without it the arrays are merely slower
+#else
+    data_ = static_cast<T*>(::operator new(bytes_));
 #endif
-  return HugeArray<T>(static_cast<T*>(p));
-}
+  }
+  HugeArray(const HugeArray&) = delete;
+  HugeArray& operator=(const HugeArray&) = delete;
+  HugeArray& operator=(HugeArray&& o) noexcept {
+    std::swap(data_, o.data_);
+    std::swap(bytes_, o.bytes_);
+    return *this;
+  }
+  ~HugeArray() { reset(); }
+  void reset() {
+    if (!data_) return;
+#if defined(__linux__)
+    munmap(data_, bytes_);
+#else
+    ::operator delete(data_);
+#endif
+    data_ = nullptr;
+  }
+  T& operator[](std::uint64_t i) { return data_[i]; }
+  const T& operator[](std::uint64_t i) const { return data_[i]; }
+
+ private:
+  T* data_ = nullptr;
+  std::size_t bytes_ = 0;
+};
 
 // A double push that the opponent may answer en passant; revisited at `ply` (see solve_table).
 struct Deferred {
@@ -319,8 +349,8 @@ void Solver::propagate(int side, std::uint64_t i, int ply) {
 std::shared_ptr<SolvedTable> Solver::run() {
   const std::uint64_t n = scheme_.size();
   for (int s = 0; s < 2; ++s) {
-    state_[s] = allocate_huge<std::uint16_t>(n);
-    count_[s] = allocate_huge<std::uint8_t>(n);
+    state_[s] = HugeArray<std::uint16_t>(n);
+    count_[s] = HugeArray<std::uint8_t>(n);
     chunk_plies_[s].assign((n + kChunk - 1) / kChunk, 0);
   }
   const std::uint64_t per_side = (n + kChunk - 1) / kChunk;
