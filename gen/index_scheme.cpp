@@ -156,6 +156,16 @@ std::uint64_t IndexScheme::encode_identity(const Board& b) const {
   return index;
 }
 
+bool IndexScheme::place_last(std::uint64_t rank, Board& b) const {
+  assert(last_single_piece_ && rank < groups_.back().combinations);
+  if (diagonal_case(b)) return false;
+  const Group& g = groups_.back();
+  const Bitboard man = b.pieces(g.color, g.type);
+  b.remove(g.color, g.type, lsb(man));
+  b.put(g.color, g.type, select_bit(~b.occupied(), int(rank)));
+  return true;
+}
+
 int IndexScheme::group_placements(const Board& b, std::array<GroupPlacement, kMaxGroups>& out) const {
   Bitboard men = b.by_type[index_of(PieceType::kKing)], pawns = 0;
   for (std::size_t h = 0; h < groups_.size(); ++h) {

@@ -88,6 +88,15 @@ class IndexScheme {
     return true;
   }
 
+  // Slots that share everything but the last group's number: the last group's combinations when
+  // it is a single piece, else 0.
+  [[nodiscard]] std::uint64_t last_span() const { return last_single_piece_ ? groups_.back().combinations : 0; }
+  // Given `b` = a board decode() returned true for, of an index in the same span of last_span()
+  // slots as `index`: turns b into the board of `index`, whose last number is `rank` (index minus
+  // the span's first index), and returns true; returns false (b unchanged) when decode(index) must
+  // be called instead (the diagonal case).
+  [[nodiscard]] bool place_last(std::uint64_t rank, Board& b) const;
+
   // How many of the scheme's symmetries map the board onto itself (1 or 2: a pawnless board can be
   // its own mirror in the a1-h8 or a8-h1 diagonal, identical pieces trading places). Any orientation.
   [[nodiscard]] int stabilizer_size(const Board& b) const {

@@ -153,7 +153,8 @@ class Solver {
 
   // decoded: the board of slot i, or null for an unused slot.
   void init_position(int side, std::uint64_t i, const Board* decoded, std::vector<Deferred>& deferred);
-  void propagate(int side, std::uint64_t i, int ply);
+  // b: the board of slot i (side to move = side).
+  void propagate(int side, std::uint64_t i, const Board& b, int ply);
   void mark_win(int side, std::uint64_t i, int ply);
   void count_down(int side, std::uint64_t i, int successor_ply, int weight);
 
@@ -263,10 +264,7 @@ void Solver::count_down(int side, std::uint64_t i, int successor_ply, int weight
   note_chunk(side, i, ply);
 }
 
-void Solver::propagate(int side, std::uint64_t i, int ply) {
-  Board b;
-  [[maybe_unused]] const bool ok = scheme_.decode(i, Color(side), b);
-  assert(ok);
+void Solver::propagate(int side, std::uint64_t i, const Board& b, int ply) {
   const int pred_side = 1 - side;
   // Collect the predecessors first and prefetch their slots: the updates are scattered over the
   // whole table, and overlapping their cache misses is most of the gain.
@@ -379,10 +377,20 @@ std::shared_ptr<SolvedTable> Solver::run() {
     for_each_chunk([&](int side, std::uint64_t first, std::uint64_t last, std::uint64_t) {
       std::uint64_t local = 0;
       if (!chunk_may_hold(side, first, ply)) return;
+      const std::uint64_t span = scheme_.last_span();
+      std::uint64_t span_first = last;  // no board yet
+      Board b;
       for (std::uint64_t i = first; i < last; ++i) {
         if (state(side, i).load(std::memory_order_relaxed) != target) continue;
         ++local;
-        propagate(side, i, ply);
+        // Within a span only the last man moves: place it instead of decoding the whole board.
+        if (i < span_first || i >= span_first + span || !scheme_.place_last(i - span_first, b)) {
+          [[maybe_unused]] const bool ok = scheme_.decode(i, Color(side), b);
+          assert(ok);
+          if (span) span_first = i - i % span;
+        }
+        assert(b == [&] { Board d; return scheme_.decode(i, Color(side), d) ? d : Board{}; }());
+        propagate(side, i, b, ply);
       }
       found.fetch_add(local, std::memory_order_relaxed);
     });
