@@ -32,11 +32,9 @@ void enumerate_legal_moves(const Board& b, Bulk&& bulk, F&& f) {
   Bitboard king_danger = 0, pinned = 0;
   if (!checked) {
     const Bitboard occ_no_king = occ & ~ksq.bb();
-    for (Bitboard e = enemy; e;) {
-      const Square s = chess::pop_lsb(e);
-      const PieceType t = b.type_on(s);
-      king_danger |= t == PieceType::kPawn ? pawn_attacks(them, s) : detail::attacks_of(t, s, occ_no_king);
-    }
+    for (Bitboard e = enemy & b.by_type[index_of(PieceType::kPawn)]; e;) king_danger |= pawn_attacks(them, chess::pop_lsb(e));
+    for (PieceType t : {PieceType::kKnight, PieceType::kBishop, PieceType::kRook, PieceType::kQueen, PieceType::kKing})
+      for (Bitboard e = enemy & b.by_type[index_of(t)]; e;) king_danger |= detail::attacks_of(t, chess::pop_lsb(e), occ_no_king);
     const Bitboard queens = b.by_type[index_of(PieceType::kQueen)];
     const Bitboard snipers =
         enemy & ((rook_attacks(ksq, 0) & (b.by_type[index_of(PieceType::kRook)] | queens)) |
