@@ -19,20 +19,6 @@ Material Board::material() const {
   return m;
 }
 
-bool is_attacked(const Board& b, Square s, Color by, Bitboard occ) {
-  const Bitboard them = b.by_color[index_of(by)];
-  if (pawn_attacks(~by, s) & them & b.by_type[index_of(PieceType::kPawn)]) return true;
-  if (knight_attacks(s) & them & b.by_type[index_of(PieceType::kKnight)]) return true;
-  if (king_attacks(s) & them & b.by_type[index_of(PieceType::kKing)]) return true;
-  const Bitboard queens = b.by_type[index_of(PieceType::kQueen)];
-  if (rook_attacks(s, occ) & them & (b.by_type[index_of(PieceType::kRook)] | queens)) return true;
-  return (bishop_attacks(s, occ) & them & (b.by_type[index_of(PieceType::kBishop)] | queens)) != 0;
-}
-
-bool is_legal(const Board& b) { return !is_attacked(b, b.king(~b.side), b.side, b.occupied()); }
-
-bool in_check(const Board& b) { return is_attacked(b, b.king(b.side), ~b.side, b.occupied()); }
-
 Board board_from_position(const Position& pos) {
   Board b;
   for (int c = 0; c < 2; ++c)

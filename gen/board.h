@@ -36,10 +36,21 @@ struct Board {
 };
 
 // Whether square s is attacked by colour `by` with occupancy occ.
-[[nodiscard]] bool is_attacked(const Board& b, chess::Square s, chess::Color by, chess::Bitboard occ);
+[[nodiscard]] inline bool is_attacked(const Board& b, chess::Square s, chess::Color by, chess::Bitboard occ) {
+  using chess::PieceType;
+  const chess::Bitboard them = b.by_color[index_of(by)];
+  if (chess::pawn_attacks(~by, s) & them & b.by_type[index_of(PieceType::kPawn)]) return true;
+  if (chess::knight_attacks(s) & them & b.by_type[index_of(PieceType::kKnight)]) return true;
+  if (chess::king_attacks(s) & them & b.by_type[index_of(PieceType::kKing)]) return true;
+  const chess::Bitboard queens = b.by_type[index_of(PieceType::kQueen)];
+  const chess::Bitboard rooks = them & (b.by_type[index_of(PieceType::kRook)] | queens);
+  if (rooks && (chess::rook_attacks(s, occ) & rooks)) return true;
+  const chess::Bitboard bishops = them & (b.by_type[index_of(PieceType::kBishop)] | queens);
+  return bishops && (chess::bishop_attacks(s, occ) & bishops);
+}
 // True when the side not to move is not in check (the men themselves are assumed well placed).
-[[nodiscard]] bool is_legal(const Board& b);
-[[nodiscard]] bool in_check(const Board& b);
+[[nodiscard]] inline bool is_legal(const Board& b) { return !is_attacked(b, b.king(~b.side), b.side, b.occupied()); }
+[[nodiscard]] inline bool in_check(const Board& b) { return is_attacked(b, b.king(b.side), ~b.side, b.occupied()); }
 
 // Board <-> Position (no castling, no en passant). from_position requires no castling rights.
 [[nodiscard]] Board board_from_position(const chess::Position& pos);
@@ -63,11 +74,18 @@ struct MoveInfo {
 template <class F>
 void for_each_legal_move(const Board& b, F&& f);
 
+// As for_each_legal_move, except that when b.side is not in check the non-capturing moves of pieces
+// (not pawns) are reported together, without building the children: bulk(type, from, targets) with
+// `targets` the (non-empty) set of their destination squares; f gets all the other moves.
+template <class Bulk, class F>
+void for_each_legal_move_bulk(const Board& b, Bulk&& bulk, F&& f);
+
 // Calls f(grandchild) for every legal en-passant capture in `b` (side to move captures) onto ep_square.
 template <class F>
 void for_each_en_passant(const Board& b, chess::Square ep_square, F&& f);
 
 struct UnmoveInfo {
+  chess::PieceType type;  // the moved man
   chess::Square from;  // the moved man's square in the predecessor
   chess::Square to;    // its square in the successor
   bool double_push = false;

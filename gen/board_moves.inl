@@ -17,10 +17,8 @@ inline chess::Bitboard attacks_of(chess::PieceType t, chess::Square s, chess::Bi
   }
 }
 
-}  // namespace detail
-
-template <class F>
-void for_each_legal_move(const Board& b, F&& f) {
+template <bool kBulk, class Bulk, class F>
+void enumerate_legal_moves(const Board& b, Bulk&& bulk, F&& f) {
   using namespace chess;
   const Color us = b.side;
   const Color them = ~us;
@@ -34,11 +32,9 @@ void for_each_legal_move(const Board& b, F&& f) {
   Bitboard king_danger = 0, pinned = 0;
   if (!checked) {
     const Bitboard occ_no_king = occ & ~ksq.bb();
-    for (Bitboard e = enemy; e;) {
-      const Square s = chess::pop_lsb(e);
-      const PieceType t = b.type_on(s);
-      king_danger |= t == PieceType::kPawn ? pawn_attacks(them, s) : detail::attacks_of(t, s, occ_no_king);
-    }
+    for (Bitboard e = enemy & b.by_type[index_of(PieceType::kPawn)]; e;) king_danger |= pawn_attacks(them, chess::pop_lsb(e));
+    for (PieceType t : {PieceType::kKnight, PieceType::kBishop, PieceType::kRook, PieceType::kQueen, PieceType::kKing})
+      for (Bitboard e = enemy & b.by_type[index_of(t)]; e;) king_danger |= detail::attacks_of(t, chess::pop_lsb(e), occ_no_king);
     const Bitboard queens = b.by_type[index_of(PieceType::kQueen)];
     const Bitboard snipers =
         enemy & ((rook_attacks(ksq, 0) & (b.by_type[index_of(PieceType::kRook)] | queens)) |
@@ -69,8 +65,17 @@ void for_each_legal_move(const Board& b, F&& f) {
   for (PieceType t : {PieceType::kKnight, PieceType::kBishop, PieceType::kRook, PieceType::kQueen, PieceType::kKing}) {
     for (Bitboard pcs = b.pieces(us, t); pcs;) {
       const Square from = pop_lsb(pcs);
-      for (Bitboard to = detail::attacks_of(t, from, occ) & ~own; to;)
-        emit(t, from, pop_lsb(to), PieceType::kNone, MoveKind::kQuiet, Square::none());
+      Bitboard to = detail::attacks_of(t, from, occ) & ~own;
+      if constexpr (kBulk) {
+        if (!checked) {
+          Bitboard quiet = to & ~enemy;
+          if (t == PieceType::kKing) quiet &= ~king_danger;
+          else if (pinned & from.bb()) quiet &= line_bb(ksq, from);
+          if (quiet) bulk(t, from, quiet);
+          to &= enemy;
+        }
+      }
+      while (to) emit(t, from, pop_lsb(to), PieceType::kNone, MoveKind::kQuiet, Square::none());
     }
   }
   const int forward = us == Color::kWhite ? 8 : -8;
@@ -97,6 +102,18 @@ void for_each_legal_move(const Board& b, F&& f) {
     }
     for (Bitboard caps = pawn_attacks(us, from) & enemy; caps;) pawn_to(pop_lsb(caps));
   }
+}
+
+}  // namespace detail
+
+template <class F>
+void for_each_legal_move(const Board& b, F&& f) {
+  detail::enumerate_legal_moves<false>(b, [](chess::PieceType, chess::Square, chess::Bitboard) {}, f);
+}
+
+template <class Bulk, class F>
+void for_each_legal_move_bulk(const Board& b, Bulk&& bulk, F&& f) {
+  detail::enumerate_legal_moves<true>(b, bulk, f);
 }
 
 template <class F>
@@ -137,7 +154,7 @@ void for_each_unmove(const Board& b, F&& f) {
       const Bitboard direct = t == PieceType::kPawn ? pawn_attacks(mover, from) : detail::attacks_of(t, from, p.occupied());
       if (direct & ksq.bb()) return;
     }
-    f(static_cast<const Board&>(p), UnmoveInfo{from, at, double_push});
+    f(static_cast<const Board&>(p), UnmoveInfo{t, from, at, double_push});
   };
   for (PieceType t : {PieceType::kKnight, PieceType::kBishop, PieceType::kRook, PieceType::kQueen, PieceType::kKing}) {
     for (Bitboard pcs = b.pieces(mover, t); pcs;) {

@@ -83,6 +83,10 @@ IndexScheme::IndexScheme(const Material& material) : material_(material), pawns_
       groups_.push_back({c, t, n, 64 - men_before, 0, 0});
       men_before += n;
     }
+  assert(groups_.size() <= kMaxGroups);
+  for (auto& row : group_of_) row.fill(-1);
+  for (std::size_t g = 0; g < groups_.size(); ++g)
+    group_of_[index_of(groups_[g].color)][index_of(groups_[g].type)] = std::int8_t(g);
   std::uint64_t stride = 1;
   for (auto it = groups_.rbegin(); it != groups_.rend(); ++it) {
     assert(it->count <= kMaxGroup);
@@ -91,6 +95,7 @@ IndexScheme::IndexScheme(const Material& material) : material_(material), pawns_
     stride *= it->combinations;
   }
   pair_stride_ = stride;
+  last_single_piece_ = !groups_.empty() && groups_.back().count == 1 && groups_.back().type != PieceType::kPawn;
   size_ = stride * pair_squares_.size();
 }
 
@@ -148,6 +153,56 @@ std::uint64_t IndexScheme::encode_identity(const Board& b) const {
     men |= placed;
     if (is_pawn) pawns |= placed;
   }
+  return index;
+}
+
+bool IndexScheme::place_last(std::uint64_t rank, Board& b) const {
+  assert(last_single_piece_ && rank < groups_.back().combinations);
+  if (diagonal_case(b)) return false;
+  const Group& g = groups_.back();
+  const Bitboard man = b.pieces(g.color, g.type);
+  b.remove(g.color, g.type, lsb(man));
+  b.put(g.color, g.type, select_bit(~b.occupied(), int(rank)));
+  return true;
+}
+
+int IndexScheme::group_placements(const Board& b, std::array<GroupPlacement, kMaxGroups>& out) const {
+  Bitboard men = b.by_type[index_of(PieceType::kKing)], pawns = 0;
+  for (std::size_t h = 0; h < groups_.size(); ++h) {
+    const Group& gr = groups_[h];
+    const Bitboard placed = b.pieces(gr.color, gr.type);
+    const bool is_pawn = gr.type == PieceType::kPawn;
+    out[h] = {is_pawn ? kPawnSquares & ~pawns : ~men, placed, gr.stride, gr.count, is_pawn};
+    men |= placed;
+    if (is_pawn) pawns |= placed;
+  }
+  return int(groups_.size());
+}
+
+std::uint64_t IndexScheme::encode_from_group(const Board& b, std::uint64_t head, int g) const {
+  Bitboard men = b.by_type[index_of(PieceType::kKing)], pawns = 0;
+  for (int h = 0; h < g; ++h) {
+    const Bitboard placed = b.pieces(groups_[h].color, groups_[h].type);
+    men |= placed;
+    if (groups_[h].type == PieceType::kPawn) pawns |= placed;
+  }
+  std::uint64_t index = head;
+  for (std::size_t h = std::size_t(g); h < groups_.size(); ++h) {
+    const Group& gr = groups_[h];
+    const Bitboard placed = b.pieces(gr.color, gr.type);
+    const bool is_pawn = gr.type == PieceType::kPawn;
+    const Bitboard avail = is_pawn ? kPawnSquares & ~pawns : ~men;
+    std::uint64_t combo = 0;
+    int j = 1;
+    for (Bitboard bb = placed; bb; ++j) {
+      const int rank = popcount(avail & ((Bitboard{1} << pop_lsb(bb).index()) - 1));
+      combo += kBinomials.c[rank][j];
+    }
+    index += combo * gr.stride;
+    men |= placed;
+    if (is_pawn) pawns |= placed;
+  }
+  assert(index == encode(b));
   return index;
 }
 

@@ -32,6 +32,71 @@ class IndexScheme {
   // position (side not to move in check) is not checked here.
   [[nodiscard]] bool decode(std::uint64_t index, chess::Color side, Board& out) const;
 
+  static constexpr int kMaxGroups = 10;  // one per colour and type other than the king
+  struct GroupPlacement {
+    chess::Bitboard avail;   // the squares the group's number ranks over (kings, earlier groups)
+    chess::Bitboard placed;  // the group's men
+    std::uint64_t stride;
+    int count;
+    bool pawn;
+  };
+  // Fills out[0, groups) for a board whose king pair is canonical (identity orientation) and
+  // returns the number of groups. Then encode(b) = pair * stride + sum of each group's number, the
+  // number of a single man being popcount(avail & squares below it).
+  int group_placements(const Board& b, std::array<GroupPlacement, kMaxGroups>& out) const;
+
+  // The number of the king pair (wk, bk) if it is canonical as it stands (identity orientation) and
+  // not the diagonal case, else -1.
+  [[nodiscard]] int plain_pair(chess::Square wk, chess::Square bk) const {
+    const int pair = pair_index_[wk.index() * 64 + bk.index()];
+    constexpr chess::Bitboard kMain = 0x8040201008040201ULL;
+    if (!pawns_ && (wk.bb() | bk.bb()) == ((wk.bb() | bk.bb()) & kMain)) return -1;
+    return pair;
+  }
+  [[nodiscard]] std::uint64_t pair_stride() const { return pair_stride_; }
+
+  // The group (docs/index.md order) holding the men of colour c and type t; -1 for kings.
+  [[nodiscard]] int group_of(chess::Color c, chess::PieceType t) const {
+    return group_of_[index_of(c)][index_of(t)];
+  }
+  // Whether encode(b) may need a symmetry other than the one that canonicalizes the kings plus the
+  // diagonal comparison: true when both kings stand on the a1-h8 diagonal in a pawnless scheme.
+  [[nodiscard]] bool diagonal_case(const Board& b) const {
+    constexpr chess::Bitboard kMain = 0x8040201008040201ULL;
+    const chess::Bitboard kings = b.by_type[index_of(chess::PieceType::kKing)];
+    return !pawns_ && (kings & kMain) == kings;
+  }
+  // The part of `index` that groups before g contribute with the king pair: `index` with the
+  // numbers of groups g, g+1, ... set to zero.
+  [[nodiscard]] std::uint64_t head_of(std::uint64_t index, int g) const {
+    return index - index % (groups_[g].stride * groups_[g].combinations);
+  }
+  // encode(b) for a board whose kings and groups before g are those of a canonical board of index
+  // `index` with !diagonal_case, given head = head_of(index, g): only groups g.. are recomputed.
+  [[nodiscard]] std::uint64_t encode_from_group(const Board& b, std::uint64_t head, int g) const;
+
+  // Given `b` = the board decode(index - 1, ...) produced (and returned true for), turns it into the
+  // board of `index` and returns true when that only moves the last group's single piece to its
+  // next available square; returns false (b unchanged) when decode(index) must be called instead.
+  [[nodiscard]] bool advance(std::uint64_t index, Board& b) const {
+    if (!last_single_piece_ || index % groups_.back().combinations == 0 || diagonal_case(b)) return false;
+    const Group& g = groups_.back();
+    const chess::Bitboard man = b.pieces(g.color, g.type);
+    const chess::Bitboard free = ~(b.occupied() | (man - 1) | man);
+    b.remove(g.color, g.type, chess::lsb(man));
+    b.put(g.color, g.type, chess::lsb(free));
+    return true;
+  }
+
+  // Slots that share everything but the last group's number: the last group's combinations when
+  // it is a single piece, else 0.
+  [[nodiscard]] std::uint64_t last_span() const { return last_single_piece_ ? groups_.back().combinations : 0; }
+  // Given `b` = a board decode() returned true for, of an index in the same span of last_span()
+  // slots as `index`: turns b into the board of `index`, whose last number is `rank` (index minus
+  // the span's first index), and returns true; returns false (b unchanged) when decode(index) must
+  // be called instead (the diagonal case).
+  [[nodiscard]] bool place_last(std::uint64_t rank, Board& b) const;
+
   // How many of the scheme's symmetries map the board onto itself (1 or 2: a pawnless board can be
   // its own mirror in the a1-h8 or a8-h1 diagonal, identical pieces trading places). Any orientation.
   [[nodiscard]] int stabilizer_size(const Board& b) const {
@@ -62,6 +127,8 @@ class IndexScheme {
   Material material_;
   bool pawns_ = false;
   std::vector<Group> groups_;
+  bool last_single_piece_ = false;  // the last group holds one piece (not a pawn)
+  std::array<std::array<std::int8_t, 6>, 2> group_of_{};
   std::uint64_t size_ = 0;
   std::uint64_t pair_stride_ = 0;
   std::vector<std::array<std::uint8_t, 2>> pair_squares_;  // canonical (white king, black king)

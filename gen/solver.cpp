@@ -2,7 +2,13 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdint>
+#include <new>
 #include <optional>
+
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
@@ -31,6 +37,62 @@ constexpr std::uint64_t kChunk = 1 << 12;
 constexpr bool is_resolved(std::uint16_t s) { return s >= 1 && s < kFloorBit; }
 constexpr bool can_lose(std::uint16_t s) { return s == kUnknown || (s & kFloorBit && s < kNoLoss); }
 constexpr std::uint16_t resolved(int ply) { return std::uint16_t(ply + 1); }
+
+bool kings_on_long_diagonal(const Board& b) {
+  constexpr Bitboard kMain = 0x8040201008040201ULL, kAnti = 0x0102040810204080ULL;
+  const Bitboard kings = b.by_type[index_of(PieceType::kKing)];
+  return (kings & kMain) == kings || (kings & kAnti) == kings;
+}
+
+// An uninitialised array of n T, on transparent huge pages where the system offers them: the
+// predecessor updates hit the arrays at random, and 4 KiB pages make nearly each one a TLB miss.
+// Mapped directly (not through malloc) so that freeing it returns the memory to the system.
+template <class T>
+class HugeArray {
+ public:
+  HugeArray() = default;
+  explicit HugeArray(std::uint64_t n) {
+    constexpr std::size_t kHuge = std::size_t{2} << 20;
+    bytes_ = std::max<std::size_t>((n * sizeof(T) + kHuge - 1) / kHuge * kHuge, kHuge);
+#if defined(__linux__)
+    // Map one huge page more than needed and trim both ends to a 2 MiB boundary.
+    void* raw = mmap(nullptr, bytes_ + kHuge, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (raw == MAP_FAILED) throw std::bad_alloc();
+    const auto start = reinterpret_cast<std::uintptr_t>(raw);
+    const std::uintptr_t aligned = (start + kHuge - 1) / kHuge * kHuge;
+    if (aligned > start) munmap(raw, aligned - start);
+    if (const std::uintptr_t tail = start + bytes_ + kHuge - (aligned + bytes_); tail > 0)
+      munmap(reinterpret_cast<void*>(aligned + bytes_), tail);
+    data_ = reinterpret_cast<T*>(aligned);
+    madvise(data_, bytes_, MADV_HUGEPAGE);  // advice only: without it the arrays are merely slower
+#else
+    data_ = static_cast<T*>(::operator new(bytes_));
+#endif
+  }
+  HugeArray(const HugeArray&) = delete;
+  HugeArray& operator=(const HugeArray&) = delete;
+  HugeArray& operator=(HugeArray&& o) noexcept {
+    std::swap(data_, o.data_);
+    std::swap(bytes_, o.bytes_);
+    return *this;
+  }
+  ~HugeArray() { reset(); }
+  void reset() {
+    if (!data_) return;
+#if defined(__linux__)
+    munmap(data_, bytes_);
+#else
+    ::operator delete(data_);
+#endif
+    data_ = nullptr;
+  }
+  T& operator[](std::uint64_t i) { return data_[i]; }
+  const T& operator[](std::uint64_t i) const { return data_[i]; }
+
+ private:
+  T* data_ = nullptr;
+  std::size_t bytes_ = 0;
+};
 
 // A double push that the opponent may answer en passant; revisited at `ply` (see solve_table).
 struct Deferred {
@@ -89,8 +151,10 @@ class Solver {
     return best;
   }
 
-  void init_position(int side, std::uint64_t i, std::vector<Deferred>& deferred);
-  void propagate(int side, std::uint64_t i, int ply);
+  // decoded: the board of slot i, or null for an unused slot.
+  void init_position(int side, std::uint64_t i, const Board* decoded, std::vector<Deferred>& deferred);
+  // b: the board of slot i (side to move = side).
+  void propagate(int side, std::uint64_t i, const Board& b, int ply);
   void mark_win(int side, std::uint64_t i, int ply);
   void count_down(int side, std::uint64_t i, int successor_ply, int weight);
 
@@ -99,22 +163,39 @@ class Solver {
   const TableSet& subtables_;
   tbb::task_arena& arena_;
   const ProgressFn& progress_;
-  std::array<std::vector<std::uint16_t>, 2> state_;
-  std::array<std::vector<std::uint8_t>, 2> count_;
+  // Not zero-filled: the initialisation writes every state, and every count a legal slot uses.
+  std::array<HugeArray<std::uint16_t>, 2> state_;
+  std::array<HugeArray<std::uint8_t>, 2> count_;
   std::array<std::vector<std::uint64_t>, 2> chunk_plies_;
   std::atomic<int> max_ply_{0};
 };
 
-void Solver::init_position(int side, std::uint64_t i, std::vector<Deferred>& deferred) {
-  Board b;
-  if (!scheme_.decode(i, Color(side), b) || !is_legal(b)) {
+void Solver::init_position(int side, std::uint64_t i, const Board* decoded, std::vector<Deferred>& deferred) {
+  if (!decoded || !is_legal(*decoded)) {
     state_[side][i] = kIllegal;
     return;
   }
+  const Board& b = *decoded;
   int in_table = 0;
   bool any_move = false;
   std::optional<DtmValue> conversion;
-  for_each_legal_move(b, [&](const Board& child, const MoveInfo& mi) {
+  // Quiet piece moves are counted without building the children; only a child with both kings on
+  // one long diagonal (pawnless) can be its own mirror image and weigh 2.
+  auto bulk = [&](PieceType t, Square from, Bitboard targets) {
+    any_move = true;
+    if (scheme_.id() == kSchemePawns || (t != PieceType::kKing && !kings_on_long_diagonal(b))) {
+      in_table += popcount(targets);
+      return;
+    }
+    while (targets) {
+      Board child = b;
+      child.remove(b.side, t, from);
+      child.put(b.side, t, pop_lsb(targets));
+      child.side = ~b.side;
+      in_table += scheme_.stabilizer_size(child);
+    }
+  };
+  for_each_legal_move_bulk(b, bulk, [&](const Board& child, const MoveInfo& mi) {
     any_move = true;
     if (mi.kind == MoveKind::kConversion) {
       const DtmValue v = back_up(subtables_.probe(child));
@@ -183,10 +264,7 @@ void Solver::count_down(int side, std::uint64_t i, int successor_ply, int weight
   note_chunk(side, i, ply);
 }
 
-void Solver::propagate(int side, std::uint64_t i, int ply) {
-  Board b;
-  [[maybe_unused]] const bool ok = scheme_.decode(i, Color(side), b);
-  assert(ok);
+void Solver::propagate(int side, std::uint64_t i, const Board& b, int ply) {
   const int pred_side = 1 - side;
   // Collect the predecessors first and prefetch their slots: the updates are scattered over the
   // whole table, and overlapping their cache misses is most of the gain.
@@ -196,8 +274,44 @@ void Solver::propagate(int side, std::uint64_t i, int ply) {
   };
   std::array<Update, 128> updates;
   std::size_t n = 0;
+  // A man other than a king moving keeps the king pair, hence the orientation (unless the diagonal
+  // case compares two images), so the predecessor's index follows from this one: the man's group
+  // number changes with its rank among the group's squares, and a later single man's number by one
+  // when the moving man crosses it (it ranks over the squares the earlier men leave free).
+  const bool full = scheme_.diagonal_case(b);
+  std::array<IndexScheme::GroupPlacement, IndexScheme::kMaxGroups> groups;
+  const int group_count = scheme_.group_placements(b, groups);
+  int singles_from = group_count;  // groups from here on hold one man each
+  while (singles_from > 0 && groups[singles_from - 1].count == 1) --singles_from;
+  // A king move changes the pair number and, when it crosses a single piece, that piece's number
+  // (pieces rank over the squares the kings leave free; pawns do not see the kings).
+  const int pair = int(i / scheme_.pair_stride());
+  auto king_pred_index = [&](const Board& pred, const UnmoveInfo& ui) {
+    const int new_pair = scheme_.plain_pair(pred.king(Color::kWhite), pred.king(Color::kBlack));
+    if (new_pair < 0 || singles_from > 0) return scheme_.encode(pred);
+    const Bitboard at = ui.to.bb(), from = ui.from.bb();
+    std::uint64_t p = i + std::uint64_t(std::int64_t(new_pair - pair)) * scheme_.pair_stride();
+    for (int h = 0; h < group_count; ++h)
+      if (!groups[h].pawn)
+        p += (std::uint64_t(at < groups[h].placed) - std::uint64_t(from < groups[h].placed)) * groups[h].stride;
+    assert(p == scheme_.encode(pred));
+    return p;
+  };
+  auto pred_index = [&](const Board& pred, const UnmoveInfo& ui) {
+    if (ui.type == PieceType::kKing) return full ? scheme_.encode(pred) : king_pred_index(pred, ui);
+    const int g = full ? -1 : scheme_.group_of(Color(pred_side), ui.type);
+    if (g < 0) return scheme_.encode(pred);
+    if (g < singles_from) return scheme_.encode_from_group(pred, scheme_.head_of(i, g), g);
+    const Bitboard at = ui.to.bb(), from = ui.from.bb();
+    const int moved = popcount(groups[g].avail & (from - 1)) - popcount(groups[g].avail & (at - 1));
+    std::uint64_t p = i + std::uint64_t(std::int64_t(moved)) * groups[g].stride;
+    for (int h = g + 1; h < group_count; ++h)
+      p += (std::uint64_t(at < groups[h].placed) - std::uint64_t(from < groups[h].placed)) * groups[h].stride;
+    assert(p == scheme_.encode(pred));
+    return p;
+  };
   for_each_unmove(b, [&](const Board& pred, const UnmoveInfo& ui) {
-    const std::uint64_t p = scheme_.encode(pred);
+    const std::uint64_t p = pred_index(pred, ui);
     std::optional<DtmValue> ep;
     if (ui.double_push) ep = en_passant_value(b, Square((ui.from.index() + ui.to.index()) / 2));
     int arg = 0;
@@ -210,31 +324,44 @@ void Solver::propagate(int side, std::uint64_t i, int ply) {
       }
     } else {
       if (ep && ep->is_win() && ep->plies() < ply) return;  // counted at ply ep->plies() already
-      arg = scheme_.stabilizer_size(pred);
+      arg = ui.type != PieceType::kKing && !kings_on_long_diagonal(b) ? 1 : scheme_.stabilizer_size(pred);
     }
     __builtin_prefetch(&state_[pred_side][p], 1);
-    if (ply % 2 == 1) __builtin_prefetch(&count_[pred_side][p], 1);
     assert(n < updates.size());
     updates[n++] = {p, arg};
   });
-  for (std::size_t k = 0; k < n; ++k) {
-    if (ply % 2 == 0) mark_win(pred_side, updates[k].index, updates[k].arg);
-    else count_down(pred_side, updates[k].index, ply, updates[k].arg);
+  if (ply % 2 == 0) {
+    for (std::size_t k = 0; k < n; ++k) mark_win(pred_side, updates[k].index, updates[k].arg);
+    return;
   }
+  // Counters are touched (and fetched) only for predecessors that may still lose.
+  std::size_t m = 0;
+  for (std::size_t k = 0; k < n; ++k) {
+    if (!can_lose(state(pred_side, updates[k].index).load(std::memory_order_relaxed))) continue;
+    __builtin_prefetch(&count_[pred_side][updates[k].index], 1);
+    updates[m++] = updates[k];
+  }
+  for (std::size_t k = 0; k < m; ++k) count_down(pred_side, updates[k].index, ply, updates[k].arg);
 }
 
 std::shared_ptr<SolvedTable> Solver::run() {
   const std::uint64_t n = scheme_.size();
   for (int s = 0; s < 2; ++s) {
-    state_[s].assign(n, kUnknown);
-    count_[s].assign(n, 0);
+    state_[s] = HugeArray<std::uint16_t>(n);
+    count_[s] = HugeArray<std::uint8_t>(n);
     chunk_plies_[s].assign((n + kChunk - 1) / kChunk, 0);
   }
   const std::uint64_t per_side = (n + kChunk - 1) / kChunk;
   std::vector<std::vector<Deferred>> chunk_deferred(2 * per_side);
   if (progress_) progress_({"init", 0, 0, 2 * n});
   for_each_chunk([&](int side, std::uint64_t first, std::uint64_t last, std::uint64_t chunk) {
-    for (std::uint64_t i = first; i < last; ++i) init_position(side, i, chunk_deferred[chunk]);
+    // Consecutive slots mostly differ by one step of the last man: no full decode for those.
+    Board b;
+    bool placed = false;
+    for (std::uint64_t i = first; i < last; ++i) {
+      if (!placed || !scheme_.advance(i, b)) placed = scheme_.decode(i, Color(side), b);
+      init_position(side, i, placed ? &b : nullptr, chunk_deferred[chunk]);
+    }
   });
   std::vector<Deferred> deferred;
   for (auto& d : chunk_deferred) deferred.insert(deferred.end(), d.begin(), d.end());
@@ -250,10 +377,20 @@ std::shared_ptr<SolvedTable> Solver::run() {
     for_each_chunk([&](int side, std::uint64_t first, std::uint64_t last, std::uint64_t) {
       std::uint64_t local = 0;
       if (!chunk_may_hold(side, first, ply)) return;
+      const std::uint64_t span = scheme_.last_span();
+      std::uint64_t span_first = last;  // no board yet
+      Board b;
       for (std::uint64_t i = first; i < last; ++i) {
         if (state(side, i).load(std::memory_order_relaxed) != target) continue;
         ++local;
-        propagate(side, i, ply);
+        // Within a span only the last man moves: place it instead of decoding the whole board.
+        if (i < span_first || i >= span_first + span || !scheme_.place_last(i - span_first, b)) {
+          [[maybe_unused]] const bool ok = scheme_.decode(i, Color(side), b);
+          assert(ok);
+          if (span) span_first = i - i % span;
+        }
+        assert(b == [&] { Board d; return scheme_.decode(i, Color(side), d) ? d : Board{}; }());
+        propagate(side, i, b, ply);
       }
       found.fetch_add(local, std::memory_order_relaxed);
     });
@@ -270,21 +407,25 @@ std::shared_ptr<SolvedTable> Solver::run() {
 
   if (progress_) progress_({"finish", 0, resolved_total, 2 * n});
   for (int s = 0; s < 2; ++s) {
-    count_[s] = {};
+    count_[s].reset();
     auto& out = table_->values[s];
     out.resize(n);
-    for (std::uint64_t i = 0; i < n; ++i) {
-      const std::uint16_t st = state_[s][i];
-      if (st == kIllegal) {
-        out[i] = DtmValue::illegal();
-      } else if (is_resolved(st)) {
-        const int ply = st - 1;
-        out[i] = ply % 2 ? DtmValue::win_in_plies(ply) : DtmValue::loss_in_plies(ply);
-      } else {
-        out[i] = DtmValue::draw();
-      }
-    }
-    state_[s] = {};
+    arena_.execute([&] {
+      tbb::parallel_for(tbb::blocked_range<std::uint64_t>(0, n, kChunk), [&](const tbb::blocked_range<std::uint64_t>& r) {
+        for (std::uint64_t i = r.begin(); i != r.end(); ++i) {
+          const std::uint16_t st = state_[s][i];
+          if (st == kIllegal) {
+            out[i] = DtmValue::illegal();
+          } else if (is_resolved(st)) {
+            const int ply = st - 1;
+            out[i] = ply % 2 ? DtmValue::win_in_plies(ply) : DtmValue::loss_in_plies(ply);
+          } else {
+            out[i] = DtmValue::draw();
+          }
+        }
+      });
+    });
+    state_[s].reset();
   }
   return table_;
 }
