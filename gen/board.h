@@ -99,3 +99,15 @@ void for_each_unmove(const Board& b, F&& f);
 }  // namespace tbkit::gen
 
 #include "gen/board_moves.inl"
+
+namespace tbkit::gen {
+
+// Whether b.side has a legal move (boards carry no en-passant right, so an en-passant capture is
+// not one). With in_check: false and not in check is stalemate, false and in check is mate.
+[[nodiscard]] inline bool has_legal_move(const Board& b) {
+  bool any = false;
+  for_each_legal_move(b, [&](const Board&, const MoveInfo&) { any = true; });
+  return any;
+}
+
+}  // namespace tbkit::gen

@@ -202,15 +202,24 @@ void Solver::init_position(int side, std::uint64_t i, const Board* decoded, std:
       conversion = conversion ? better_of(*conversion, v) : v;
       return;
     }
+    std::optional<DtmValue> ep;
+    if (mi.kind == MoveKind::kDoublePush) {
+      ep = en_passant_value(child, mi.ep_square);
+      if (ep && !in_check(child) && !has_legal_move(child)) {
+        // Stalemate but for the en-passant capture: the capture is the opponent's only move, so the
+        // push is worth exactly what the capture gives, like a conversion. (The table's own value
+        // of the pushed position, a stalemate without the right, never reaches this position.)
+        const DtmValue v = back_up(*ep);
+        conversion = conversion ? better_of(*conversion, v) : v;
+        return;
+      }
+    }
     // Weights make the count match the decrements propagate() will deliver: a successor that is its
     // own mirror image is reached by twice as many un-moves (see docs/tables.md, "Symmetry").
     in_table += scheme_.stabilizer_size(child);
-    if (mi.kind == MoveKind::kDoublePush) {
-      // If the en-passant reply wins for the opponent in k plies, this move loses by ply k at the
-      // latest, even if the pushed position itself is not yet known: revisit it at ply k.
-      const auto ep = en_passant_value(child, mi.ep_square);
-      if (ep && ep->is_win()) deferred.push_back({ep->plies(), side, i, scheme_.encode(child)});
-    }
+    // If the en-passant reply wins for the opponent in k plies, this move loses by ply k at the
+    // latest, even if the pushed position itself is not yet known: revisit it at ply k.
+    if (ep && ep->is_win()) deferred.push_back({ep->plies(), side, i, scheme_.encode(child)});
   });
   assert(in_table < 256);
   count_[side][i] = std::uint8_t(in_table);
