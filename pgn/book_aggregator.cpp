@@ -1,6 +1,7 @@
 #include "pgn/book_aggregator.h"
 
 #include <algorithm>
+#include <cassert>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -9,6 +10,7 @@
 #include <string>
 
 #include <oneapi/tbb/parallel_for.h>
+#include <oneapi/tbb/parallel_pipeline.h>
 
 namespace tbkit::pgn {
 namespace {
@@ -16,6 +18,10 @@ namespace {
 using formats::BookRecord;
 
 constexpr std::size_t kInitialCapacity = 1 << 12;
+constexpr std::size_t kSlack = 1024;
+// Unbounded tables start as one 2 MiB huge page: a build has a table per key range, and smaller ones
+// would come from malloc in 4 KiB pages, whose page faults cost more than the records they hold.
+constexpr std::size_t kUnboundedInitialCapacity = (std::size_t{2} << 20) / sizeof(formats::BookRecord) - kSlack;
 // Unbounded tables grow four-fold, so a big build rehashes little; small builds stay small.
 constexpr std::size_t kUnboundedGrowth = 4;
 // Unbounded builds cap the table at 4 M slots (160 MB) and keep full tables as sorted in-memory runs:
@@ -25,7 +31,6 @@ constexpr std::size_t kUnboundedCapacity = std::size_t{1} << 22;
 constexpr std::size_t kPrefetchDistance = 6;
 // Key ranges of the parallel merge, and how many are merged before their output is handed on.
 constexpr std::size_t kMergePartitions = 256;
-constexpr std::size_t kSlack = 1024;
 constexpr std::size_t kRunBufferRecords = 1 << 13;  // 320 KB per run while merging
 
 // Reads a run file sequentially in blocks.
@@ -63,9 +68,11 @@ class RunReader {
 
 }  // namespace
 
-BookAggregator::BookAggregator(std::size_t budget_bytes, std::filesystem::path run_prefix)
-    : budget_(budget_bytes), run_prefix_(std::move(run_prefix)) {
-  const std::size_t cap = budget_ ? std::min(kInitialCapacity, std::max<std::size_t>(64, budget_ / sizeof(BookRecord) / 2)) : kInitialCapacity;
+BookAggregator::BookAggregator(std::size_t budget_bytes, std::filesystem::path run_prefix, int key_shift)
+    : budget_(budget_bytes), run_prefix_(std::move(run_prefix)), key_shift_(key_shift) {
+  assert(key_shift >= 0 && key_shift < 64);
+  const std::size_t cap =
+      budget_ ? std::min(kInitialCapacity, std::max<std::size_t>(64, budget_ / sizeof(BookRecord) / 2)) : kUnboundedInitialCapacity;
   table_ = formats::ZeroedArray<BookRecord>(cap + kSlack);
   capacity_ = cap;
 }
@@ -191,6 +198,11 @@ namespace {
 // (key, move) pairs; appends records with games >= min_games to out.
 Status merge_spans(std::vector<std::span<const BookRecord>> spans, std::uint32_t min_games, std::vector<BookRecord>& out) {
   std::erase_if(spans, [](const auto& s) { return s.empty(); });
+  if (spans.size() == 1) {  // one source (key-partitioned tables): already summed, only filtered
+    for (const BookRecord& r : spans.front())
+      if (r.games >= min_games) out.push_back(r);
+    return {};
+  }
   while (!spans.empty()) {
     std::size_t best = 0;
     for (std::size_t s = 1; s < spans.size(); ++s)
@@ -248,6 +260,56 @@ Status merge_memory_parallel(const std::vector<SortedRun>& memory, std::uint32_t
 }
 
 }  // namespace
+
+Status drain_key_ranges(std::span<BookAggregator* const> ranges, std::uint32_t min_games,
+                        const std::function<Status(const BookRecord&)>& sink, tbb::task_arena& arena) {
+  struct Batch {
+    std::vector<BookRecord> records;
+    Status status;
+  };
+  std::size_t next = 0;
+  Status result;
+  const std::size_t tokens = std::size_t(2 * std::max(arena.max_concurrency(), 1));
+  arena.execute([&] {
+    tbb::parallel_pipeline(
+        tokens,
+        tbb::make_filter<void, BookAggregator*>(tbb::filter_mode::serial_in_order,
+                                                [&](tbb::flow_control& fc) -> BookAggregator* {
+                                                  if (next == ranges.size() || !result.ok()) {
+                                                    fc.stop();
+                                                    return nullptr;
+                                                  }
+                                                  return ranges[next++];
+                                                }) &
+            tbb::make_filter<BookAggregator*, Batch*>(tbb::filter_mode::parallel,
+                                                      [&](BookAggregator* agg) {
+                                                        auto batch = std::make_unique<Batch>();
+                                                        assert(agg->runs().empty());
+                                                        const std::vector<SortedRun> runs = agg->take_sorted();
+                                                        batch->status = agg->status();
+                                                        if (batch->status.ok()) {
+                                                          std::vector<std::span<const BookRecord>> spans;
+                                                          for (const SortedRun& run : runs) spans.push_back(run.records());
+                                                          batch->status = merge_spans(std::move(spans), min_games, batch->records);
+                                                        }
+                                                        return batch.release();
+                                                      }) &
+            tbb::make_filter<Batch*, void>(tbb::filter_mode::serial_in_order, [&](Batch* raw) {
+              const std::unique_ptr<Batch> batch(raw);
+              if (!result.ok()) return;
+              if (!batch->status.ok()) {
+                result = batch->status;
+                return;
+              }
+              for (const BookRecord& r : batch->records)
+                if (auto s = sink(r); !s) {
+                  result = s;
+                  return;
+                }
+            }));
+  });
+  return result;
+}
 
 Status merge_book_sources(const std::vector<std::filesystem::path>& runs, std::vector<SortedRun> memory,
                           std::uint32_t min_games, const std::function<Status(const BookRecord&)>& sink,

@@ -2,11 +2,11 @@
 
 #include <stdlib.h>
 
+#include <bit>
 #include <memory>
 #include <mutex>
 #include <optional>
 
-#include <oneapi/tbb/parallel_for.h>
 #include <oneapi/tbb/task_arena.h>
 
 #include "pgn/book_aggregator.h"
@@ -43,30 +43,81 @@ class TempDir {
   std::filesystem::path path_;
 };
 
-struct Slot {
+// Records are summed in tables that each own a range of keys (their top bits), so a position lives
+// in one table whatever the thread count: threads do not each grow a copy of the common positions,
+// and the sorted tables are disjoint key ranges. Unbounded builds use kPartitions tables; bounded
+// builds use one, so its budget (and so the spill runs) stay large.
+constexpr int kPartitionBits = 4;
+constexpr std::size_t kPartitions = std::size_t{1} << kPartitionBits;
+// Records a thread holds per table before adding them under the table's lock (40 KB).
+constexpr std::size_t kFlushRecords = 1024;
+
+struct Partition {
   std::mutex mutex;
   std::unique_ptr<BookAggregator> aggregator;
-  std::vector<BookRecord> scratch;  // one game's records
 };
 
-void add_game_records(const BookGame& game, Slot& slot) {
-  BookRecord r{};
-  r.games = 1;
-  r.white_wins = game.result == GameResult::kWhiteWins;
-  r.draws = game.result == GameResult::kDraw;
-  r.black_wins = game.result == GameResult::kBlackWins;
-  slot.scratch.clear();
-  for (const BookPly& p : game.plies) {
-    r.key = p.key;
-    r.move = p.move;
-    r.flags = p.white_to_move ? 0 : formats::kBookBlackToMove;
-    const std::uint32_t elo = p.white_to_move ? game.white_elo : game.black_elo;
-    r.rated_games = elo ? 1 : 0;
-    r.elo_sum = elo;
-    slot.scratch.push_back(r);
+// One per arena thread (plus one shared by callers outside the arena): records waiting per table.
+struct ThreadBuffers {
+  std::mutex mutex;
+  std::vector<BookRecord> pending[kPartitions];
+};
+
+class PartitionedTables {
+ public:
+  PartitionedTables(std::size_t partitions, std::size_t threads, std::size_t budget_per_table, const std::filesystem::path& dir)
+      : shift_(partitions == 1 ? 64 : 64 - std::countr_zero(partitions)), tables_(partitions), buffers_(threads + 1) {
+    for (std::size_t i = 0; i < partitions; ++i)
+      tables_[i].aggregator = std::make_unique<BookAggregator>(budget_per_table, dir / ("agg" + std::to_string(i)),
+                                                               partitions == 1 ? 0 : 64 - shift_);
+    for (ThreadBuffers& b : buffers_)
+      for (std::size_t i = 0; i < partitions; ++i) b.pending[i].reserve(kFlushRecords);
   }
-  slot.aggregator->add_all(slot.scratch);
-}
+
+  // Thread-safe; called from the parsing threads.
+  void add_game(const BookGame& game) {
+    const int index = tbb::this_task_arena::current_thread_index();
+    ThreadBuffers& b = buffers_[index >= 0 && std::size_t(index) + 1 < buffers_.size() ? std::size_t(index) : buffers_.size() - 1];
+    std::lock_guard lock(b.mutex);
+    BookRecord r{};
+    r.games = 1;
+    r.white_wins = game.result == GameResult::kWhiteWins;
+    r.draws = game.result == GameResult::kDraw;
+    r.black_wins = game.result == GameResult::kBlackWins;
+    for (const BookPly& p : game.plies) {
+      r.key = p.key;
+      r.move = p.move;
+      r.flags = p.white_to_move ? 0 : formats::kBookBlackToMove;
+      const std::uint32_t elo = p.white_to_move ? game.white_elo : game.black_elo;
+      r.rated_games = elo ? 1 : 0;
+      r.elo_sum = elo;
+      const std::size_t t = table_of(p.key);
+      b.pending[t].push_back(r);
+      if (b.pending[t].size() >= kFlushRecords) flush(b.pending[t], t);
+    }
+  }
+
+  // Adds every record still waiting; call once parsing is over.
+  void flush_all() {
+    for (ThreadBuffers& b : buffers_)
+      for (std::size_t t = 0; t < tables_.size(); ++t) flush(b.pending[t], t);
+  }
+
+  [[nodiscard]] std::size_t size() const { return tables_.size(); }
+  [[nodiscard]] BookAggregator& table(std::size_t i) { return *tables_[i].aggregator; }
+
+ private:
+  [[nodiscard]] std::size_t table_of(std::uint64_t key) const { return shift_ == 64 ? 0 : std::size_t(key >> shift_); }
+  void flush(std::vector<BookRecord>& records, std::size_t t) {
+    std::lock_guard lock(tables_[t].mutex);
+    tables_[t].aggregator->add_all(records);
+    records.clear();
+  }
+
+  int shift_;
+  std::vector<Partition> tables_;
+  std::vector<ThreadBuffers> buffers_;
+};
 
 // Compat chunks keep their games so they can be replayed in input order.
 class CompatChunk : public BookGameCollector {
@@ -116,20 +167,12 @@ Result<BookBuildSummary> build_book(const std::vector<std::string>& inputs, cons
 
   auto temp = TempDir::create(o.temp_dir);
   if (!temp) return temp.error();
-  // One aggregator per arena thread (plus one for callers outside the arena); the table budget
-  // takes three quarters of --memory, leaving the rest to the reader's chunks in flight.
-  const std::size_t slots = std::size_t(o.threads) + 1;
-  const std::size_t budget = o.memory_bytes ? std::max<std::size_t>(o.memory_bytes * 3 / 4 / slots, 1 << 16) : 0;
-  std::vector<Slot> aggs(slots);
-  for (std::size_t i = 0; i < slots; ++i)
-    aggs[i].aggregator = std::make_unique<BookAggregator>(budget, temp->path() / ("agg" + std::to_string(i)));
-
-  auto sink = [&aggs, slots](const BookGame& g) {
-    const int index = tbb::this_task_arena::current_thread_index();
-    Slot& slot = aggs[index >= 0 && std::size_t(index) + 1 < slots ? std::size_t(index) : slots - 1];
-    std::lock_guard lock(slot.mutex);
-    add_game_records(g, slot);
-  };
+  // The tables take three eighths of --memory, leaving the rest to the reader's chunks in flight,
+  // the records waiting per thread and the merge.
+  const std::size_t partitions = o.memory_bytes ? 1 : kPartitions;
+  const std::size_t budget = o.memory_bytes ? std::max<std::size_t>(o.memory_bytes * 3 / 8, 1 << 16) : 0;
+  PartitionedTables tables(partitions, std::size_t(o.threads), budget, temp->path());
+  auto sink = [&tables](const BookGame& g) { tables.add_game(g); };
   BookBuildSummary summary;
   auto read = read_pgn_parallel(
       inputs, arena, reader, parallel, [&](const ChunkInfo&) { return std::make_unique<BookGameCollector>(o.filter, sink); },
@@ -142,17 +185,7 @@ Result<BookBuildSummary> build_book(const std::vector<std::string>& inputs, cons
   if (!read) return read.error();
   summary.read = std::move(*read);
 
-  std::vector<std::filesystem::path> runs;
-  std::vector<SortedRun> memory;
-  // Each aggregator sorts its table on its own thread.
-  std::vector<std::vector<SortedRun>> sorted(slots);
-  arena.execute([&] { tbb::parallel_for(std::size_t{0}, slots, [&](std::size_t i) { sorted[i] = aggs[i].aggregator->take_sorted(); }); });
-  for (std::size_t i = 0; i < slots; ++i) {
-    if (!aggs[i].aggregator->status().ok()) return aggs[i].aggregator->status().error();
-    runs.insert(runs.end(), aggs[i].aggregator->runs().begin(), aggs[i].aggregator->runs().end());
-    for (auto& run : sorted[i]) memory.push_back(std::move(run));
-  }
-  summary.spill_runs = runs.size();
+  tables.flush_all();
 
   formats::BookParams params;
   params.max_ply = o.filter.max_ply;
@@ -176,12 +209,25 @@ Result<BookBuildSummary> build_book(const std::vector<std::string>& inputs, cons
     if (!e) return e.error();
     exporter.emplace(std::move(*e));
   }
-  auto status = merge_book_sources(runs, std::move(memory), o.min_games, [&](const BookRecord& r) -> Status {
+  auto write = [&](const BookRecord& r) -> Status {
     if (writer)
       if (auto s = writer->add(r); !s) return s;
     if (exporter) return exporter->add(r);
     return {};
-  }, &arena);
+  };
+  Status status;
+  if (tables.size() > 1) {
+    // Key-range tables: each is sorted and filtered on its own, in parallel, and written in order.
+    std::vector<BookAggregator*> ranges;
+    for (std::size_t i = 0; i < tables.size(); ++i) ranges.push_back(&tables.table(i));
+    status = drain_key_ranges(ranges, o.min_games, write, arena);
+  } else {
+    BookAggregator& table = tables.table(0);
+    std::vector<SortedRun> memory = table.take_sorted();
+    if (!table.status().ok()) return table.status().error();
+    summary.spill_runs = table.runs().size();
+    status = merge_book_sources(table.runs(), std::move(memory), o.min_games, write, &arena);
+  }
   if (!status) return status.error();
   if (writer) {
     auto info = writer->finish();

@@ -168,6 +168,12 @@ TEST_CASE("Book build: spilling, threads and merge give identical books", "[pgn]
   CHECK(s->spill_runs >= 2);
   CHECK(test::read_bytes(dir / "spill.tbb") == test::read_bytes(dir / "mem.tbb"));
   CHECK(test::read_bytes(dir / "spill.bin") == test::read_bytes(dir / "mem.bin"));
+  // Two threads sharing the spilling table.
+  auto s2 = build_book(in, [&] { auto o = spill; o.threads = 2; o.output = dir / "spill2.tbb"; o.polyglot_output = dir / "spill2.bin"; return o; }(), {});
+  REQUIRE(s2.ok());
+  CHECK(s2->spill_runs >= 2);
+  CHECK(test::read_bytes(dir / "spill2.tbb") == test::read_bytes(dir / "mem.tbb"));
+  CHECK(test::read_bytes(dir / "spill2.bin") == test::read_bytes(dir / "mem.bin"));
   // Spill runs are gone afterwards.
   for (const auto& entry : std::filesystem::directory_iterator(dir.path())) CHECK(entry.path().extension() != ".run");
 
