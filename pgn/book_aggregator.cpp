@@ -19,9 +19,9 @@ using formats::BookRecord;
 
 constexpr std::size_t kInitialCapacity = 1 << 12;
 constexpr std::size_t kSlack = 1024;
-// Unbounded tables start as one 2 MiB huge page: a build has a table per key range, and smaller ones
-// would come from malloc in 4 KiB pages, whose page faults cost more than the records they hold.
-constexpr std::size_t kUnboundedInitialCapacity = (std::size_t{2} << 20) / sizeof(formats::BookRecord) - kSlack;
+// An unbounded table's first growth is to one 2 MiB huge page: a build has a table per key range, and
+// bigger malloc'd tables come in 4 KiB pages, whose page faults cost more than the records they hold.
+constexpr std::size_t kHugePageCapacity = (std::size_t{2} << 20) / sizeof(formats::BookRecord) - kSlack;
 // Unbounded tables grow four-fold, so a big build rehashes little; small builds stay small.
 constexpr std::size_t kUnboundedGrowth = 4;
 // Unbounded builds cap the table at 4 M slots (160 MB) and keep full tables as sorted in-memory runs:
@@ -71,8 +71,7 @@ class RunReader {
 BookAggregator::BookAggregator(std::size_t budget_bytes, std::filesystem::path run_prefix, int key_shift)
     : budget_(budget_bytes), run_prefix_(std::move(run_prefix)), key_shift_(key_shift) {
   assert(key_shift >= 0 && key_shift < 64);
-  const std::size_t cap =
-      budget_ ? std::min(kInitialCapacity, std::max<std::size_t>(64, budget_ / sizeof(BookRecord) / 2)) : kUnboundedInitialCapacity;
+  const std::size_t cap = budget_ ? std::min(kInitialCapacity, std::max<std::size_t>(64, budget_ / sizeof(BookRecord) / 2)) : kInitialCapacity;
   table_ = formats::ZeroedArray<BookRecord>(cap + kSlack);
   capacity_ = cap;
 }
@@ -114,7 +113,8 @@ void BookAggregator::grow_or_spill() {
   const std::size_t cap = capacity_;
   // While rehashing both tables are alive: the budget must hold old + new.
   const std::size_t limit = budget_ ? budget_ / sizeof(BookRecord) : 2 * kUnboundedCapacity;
-  const std::size_t next = std::min(cap * (budget_ ? 2 : kUnboundedGrowth), limit > 2 * kSlack + cap ? limit - cap - 2 * kSlack : 0);
+  const std::size_t wanted = budget_ ? cap * 2 : std::max(cap * kUnboundedGrowth, kHugePageCapacity);
+  const std::size_t next = std::min(wanted, limit > 2 * kSlack + cap ? limit - cap - 2 * kSlack : 0);
   if (next > cap + cap / 4) {
     rehash(next);
   } else {
