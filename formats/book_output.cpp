@@ -8,7 +8,8 @@
 namespace tbkit::formats {
 namespace {
 
-constexpr std::size_t kBufferSize = 1 << 20;
+// Few write calls, and few fresh pages to fault in (each costs more than the write calls saved).
+constexpr std::size_t kBufferSize = std::size_t{256} << 10;
 
 Error io_error(const std::filesystem::path& path, const std::string& what) {
   return make_error(ErrorCode::kIo, path.string() + ": " + what + ": " + std::strerror(errno));
@@ -23,7 +24,7 @@ Result<OutputFile> OutputFile::create(const std::filesystem::path& path) {
   out.tmp_path_ += ".tmp";
   out.file_ = std::fopen(out.tmp_path_.c_str(), "wb");
   if (!out.file_) return io_error(out.tmp_path_, "cannot create");
-  out.buffer_ = std::make_unique<char[]>(kBufferSize);
+  out.buffer_ = std::make_unique_for_overwrite<char[]>(kBufferSize);
   std::setvbuf(out.file_, out.buffer_.get(), _IOFBF, kBufferSize);
   return out;
 }

@@ -71,9 +71,13 @@ class RunReader {
 BookAggregator::BookAggregator(std::size_t budget_bytes, std::filesystem::path run_prefix, int key_shift)
     : budget_(budget_bytes), run_prefix_(std::move(run_prefix)), key_shift_(key_shift) {
   assert(key_shift >= 0 && key_shift < 64);
-  const std::size_t cap = budget_ ? std::min(kInitialCapacity, std::max<std::size_t>(64, budget_ / sizeof(BookRecord) / 2)) : kInitialCapacity;
+  const std::size_t cap = initial_capacity();
   table_ = formats::ZeroedArray<BookRecord>(cap + kSlack);
   capacity_ = cap;
+}
+
+std::size_t BookAggregator::initial_capacity() const {
+  return budget_ ? std::min(kInitialCapacity, std::max<std::size_t>(64, budget_ / sizeof(BookRecord) / 2)) : kInitialCapacity;
 }
 
 // The home slot grows with the key (not the move), so the table is nearly sorted by key: sorting a
@@ -102,6 +106,7 @@ void BookAggregator::add(const BookRecord& r) {
 
 void BookAggregator::add_all(std::span<const BookRecord> records) {
   const std::size_t n = records.size();
+  if (capacity_ == 0 && n > 0) grow_or_spill();
   for (std::size_t i = 0; i < std::min(n, kPrefetchDistance); ++i) __builtin_prefetch(&table_[slot_of(records[i].key)], 1);
   for (std::size_t i = 0; i < n; ++i) {
     if (i + kPrefetchDistance < n) __builtin_prefetch(&table_[slot_of(records[i + kPrefetchDistance].key)], 1);
@@ -110,6 +115,10 @@ void BookAggregator::add_all(std::span<const BookRecord> records) {
 }
 
 void BookAggregator::grow_or_spill() {
+  if (capacity_ == 0) {  // emptied by take_sorted()
+    rehash(initial_capacity());
+    return;
+  }
   const std::size_t cap = capacity_;
   // While rehashing both tables are alive: the budget must hold old + new.
   const std::size_t limit = budget_ ? budget_ / sizeof(BookRecord) : 2 * kUnboundedCapacity;
@@ -163,8 +172,7 @@ std::vector<SortedRun> BookAggregator::take_sorted() {
   std::vector<SortedRun> out = std::move(memory_runs_);
   memory_runs_.clear();
   out.push_back(SortedRun{std::move(table_), used});
-  table_ = formats::ZeroedArray<BookRecord>(64 + kSlack);
-  capacity_ = 64;
+  capacity_ = 0;  // no table until the next add: fresh memory is costly to fault in
   count_ = 0;
   return out;
 }
@@ -264,12 +272,36 @@ Status merge_memory_parallel(const std::vector<SortedRun>& memory, std::uint32_t
 Status drain_key_ranges(std::span<BookAggregator* const> ranges, std::uint32_t min_games,
                         const std::function<Status(const BookRecord&)>& sink, tbb::task_arena& arena) {
   struct Batch {
-    std::vector<BookRecord> records;
+    std::vector<SortedRun> runs;
+    std::vector<BookRecord> merged;  // when a range has several runs
+    std::span<const BookRecord> records;
     Status status;
   };
   std::size_t next = 0;
   Status result;
   const std::size_t tokens = std::size_t(2 * std::max(arena.max_concurrency(), 1));
+  // Sort and filter (parallel), write (serial, in key order), free (parallel: unmapping is slow).
+  auto prepare = [min_games](BookAggregator* agg) {
+    auto batch = std::make_unique<Batch>();
+    assert(agg->runs().empty());
+    batch->runs = agg->take_sorted();
+    batch->status = agg->status();
+    if (!batch->status.ok()) return batch.release();
+    if (batch->runs.size() == 1) {
+      // One run is already summed: filter it in place rather than into fresh memory.
+      SortedRun& run = batch->runs.front();
+      std::size_t kept = 0;
+      for (std::size_t i = 0; i < run.size; ++i)
+        if (run.storage[i].games >= min_games) run.storage[kept++] = run.storage[i];
+      batch->records = {run.storage.data(), kept};
+    } else {
+      std::vector<std::span<const BookRecord>> spans;
+      for (const SortedRun& run : batch->runs) spans.push_back(run.records());
+      batch->status = merge_spans(std::move(spans), min_games, batch->merged);
+      batch->records = batch->merged;
+    }
+    return batch.release();
+  };
   arena.execute([&] {
     tbb::parallel_pipeline(
         tokens,
@@ -281,32 +313,22 @@ Status drain_key_ranges(std::span<BookAggregator* const> ranges, std::uint32_t m
                                                   }
                                                   return ranges[next++];
                                                 }) &
-            tbb::make_filter<BookAggregator*, Batch*>(tbb::filter_mode::parallel,
-                                                      [&](BookAggregator* agg) {
-                                                        auto batch = std::make_unique<Batch>();
-                                                        assert(agg->runs().empty());
-                                                        const std::vector<SortedRun> runs = agg->take_sorted();
-                                                        batch->status = agg->status();
-                                                        if (batch->status.ok()) {
-                                                          std::vector<std::span<const BookRecord>> spans;
-                                                          for (const SortedRun& run : runs) spans.push_back(run.records());
-                                                          batch->status = merge_spans(std::move(spans), min_games, batch->records);
-                                                        }
-                                                        return batch.release();
-                                                      }) &
-            tbb::make_filter<Batch*, void>(tbb::filter_mode::serial_in_order, [&](Batch* raw) {
-              const std::unique_ptr<Batch> batch(raw);
-              if (!result.ok()) return;
-              if (!batch->status.ok()) {
-                result = batch->status;
-                return;
-              }
-              for (const BookRecord& r : batch->records)
-                if (auto s = sink(r); !s) {
-                  result = s;
-                  return;
-                }
-            }));
+            tbb::make_filter<BookAggregator*, Batch*>(tbb::filter_mode::parallel, prepare) &
+            tbb::make_filter<Batch*, Batch*>(tbb::filter_mode::serial_in_order,
+                                             [&](Batch* batch) {
+                                               if (!result.ok()) return batch;
+                                               if (!batch->status.ok()) {
+                                                 result = batch->status;
+                                                 return batch;
+                                               }
+                                               for (const BookRecord& r : batch->records)
+                                                 if (auto s = sink(r); !s) {
+                                                   result = s;
+                                                   break;
+                                                 }
+                                               return batch;
+                                             }) &
+            tbb::make_filter<Batch*, void>(tbb::filter_mode::parallel, [](Batch* batch) { delete batch; }));
   });
   return result;
 }

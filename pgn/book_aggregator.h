@@ -41,7 +41,7 @@ class BookAggregator {
   // add() for each record, prefetching the table slots of the records a few places ahead.
   void add_all(std::span<const formats::BookRecord> records);
   // Sorts the table's records by (key, move) and hands them out with the in-memory runs (each
-  // sorted); the aggregator is left empty.
+  // sorted); the aggregator is left empty (it allocates a new table if added to again).
   [[nodiscard]] std::vector<SortedRun> take_sorted();
 
   [[nodiscard]] const std::vector<std::filesystem::path>& runs() const { return runs_; }
@@ -55,6 +55,7 @@ class BookAggregator {
   [[nodiscard]] std::size_t slot_of(std::uint64_t key) const { return std::size_t(formats::mul_hi(key << key_shift_, capacity_)); }
   // Moves the records to the front in (key, move) order; returns their number. Empties the rest.
   [[nodiscard]] std::size_t compact_sorted();
+  [[nodiscard]] std::size_t initial_capacity() const;
 
   std::size_t budget_;
   std::filesystem::path run_prefix_;

@@ -3,9 +3,11 @@
 #include <stdlib.h>
 
 #include <bit>
+#include <sys/resource.h>
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <utility>
 
 #include <oneapi/tbb/task_arena.h>
 
@@ -49,17 +51,24 @@ class TempDir {
 // builds use one, so its budget (and so the spill runs) stay large.
 constexpr int kPartitionBits = 4;
 constexpr std::size_t kPartitions = std::size_t{1} << kPartitionBits;
-// Records a thread holds per table before adding them under the table's lock (40 KB).
-constexpr std::size_t kFlushRecords = 1024;
+// Records a thread holds per table before adding them under the table's lock (10 KB: few fresh pages).
+constexpr std::size_t kFlushRecords = 256;
 
-struct Partition {
+// Cache-line aligned, as are the thread buffers: each is written by one thread at a time.
+struct alignas(64) Partition {
   std::mutex mutex;
-  std::unique_ptr<BookAggregator> aggregator;
+  std::optional<BookAggregator> aggregator;
 };
 
 // One per arena thread (plus one shared by callers outside the arena): records waiting per table.
-struct ThreadBuffers {
+// Per thread, the records of recent (position, move)s are summed in a small direct-mapped cache
+// before they go to the shared tables: the opening moves recur in most games, and summing them here
+// keeps the shared tables' hottest cache lines from bouncing between cores.
+constexpr int kHotBits = 10;
+
+struct alignas(64) ThreadBuffers {
   std::mutex mutex;
+  std::vector<BookRecord> hot = std::vector<BookRecord>(std::size_t{1} << kHotBits);  // games == 0: empty
   std::vector<BookRecord> pending[kPartitions];
 };
 
@@ -68,8 +77,7 @@ class PartitionedTables {
   PartitionedTables(std::size_t partitions, std::size_t threads, std::size_t budget_per_table, const std::filesystem::path& dir)
       : shift_(partitions == 1 ? 64 : 64 - std::countr_zero(partitions)), tables_(partitions), buffers_(threads + 1) {
     for (std::size_t i = 0; i < partitions; ++i)
-      tables_[i].aggregator = std::make_unique<BookAggregator>(budget_per_table, dir / ("agg" + std::to_string(i)),
-                                                               partitions == 1 ? 0 : 64 - shift_);
+      tables_[i].aggregator.emplace(budget_per_table, dir / ("agg" + std::to_string(i)), partitions == 1 ? 0 : 64 - shift_);
     for (ThreadBuffers& b : buffers_)
       for (std::size_t i = 0; i < partitions; ++i) b.pending[i].reserve(kFlushRecords);
   }
@@ -91,16 +99,20 @@ class PartitionedTables {
       const std::uint32_t elo = p.white_to_move ? game.white_elo : game.black_elo;
       r.rated_games = elo ? 1 : 0;
       r.elo_sum = elo;
-      const std::size_t t = table_of(p.key);
-      b.pending[t].push_back(r);
-      if (b.pending[t].size() >= kFlushRecords) flush(b.pending[t], t);
+      BookRecord& h = b.hot[hot_slot(r)];
+      if (h.games != 0 && h.key == r.key && h.move == r.move && h.add(r)) continue;
+      if (h.games != 0) push(b, h);
+      h = r;
     }
   }
 
   // Adds every record still waiting; call once parsing is over.
   void flush_all() {
-    for (ThreadBuffers& b : buffers_)
+    for (ThreadBuffers& b : buffers_) {
+      for (BookRecord& h : b.hot)
+        if (h.games != 0) push(b, std::exchange(h, BookRecord{}));
       for (std::size_t t = 0; t < tables_.size(); ++t) flush(b.pending[t], t);
+    }
   }
 
   [[nodiscard]] std::size_t size() const { return tables_.size(); }
@@ -108,6 +120,14 @@ class PartitionedTables {
 
  private:
   [[nodiscard]] std::size_t table_of(std::uint64_t key) const { return shift_ == 64 ? 0 : std::size_t(key >> shift_); }
+  [[nodiscard]] static std::size_t hot_slot(const BookRecord& r) {
+    return std::size_t((r.key ^ (std::uint64_t(r.move) * 0x9E3779B97F4A7C15ULL)) >> (64 - kHotBits));
+  }
+  void push(ThreadBuffers& b, const BookRecord& r) {
+    const std::size_t t = table_of(r.key);
+    b.pending[t].push_back(r);
+    if (b.pending[t].size() >= kFlushRecords) flush(b.pending[t], t);
+  }
   void flush(std::vector<BookRecord>& records, std::size_t t) {
     std::lock_guard lock(tables_[t].mutex);
     tables_[t].aggregator->add_all(records);
