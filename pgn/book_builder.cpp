@@ -53,6 +53,8 @@ constexpr int kPartitionBits = 4;
 constexpr std::size_t kPartitions = std::size_t{1} << kPartitionBits;
 // Records a thread holds per table before adding them under the table's lock (10 KB: few fresh pages).
 constexpr std::size_t kFlushRecords = 256;
+// Records a thread holds per table at most while the table is busy (640 KB).
+constexpr std::size_t kMaxPendingRecords = 64 * kFlushRecords;
 
 // Cache-line aligned, as are the thread buffers: each is written by one thread at a time.
 struct alignas(64) Partition {
@@ -125,8 +127,18 @@ class PartitionedTables {
   }
   void push(ThreadBuffers& b, const BookRecord& r) {
     const std::size_t t = table_of(r.key);
-    b.pending[t].push_back(r);
-    if (b.pending[t].size() >= kFlushRecords) flush(b.pending[t], t);
+    std::vector<BookRecord>& pending = b.pending[t];
+    pending.push_back(r);
+    if (pending.size() % kFlushRecords != 0) return;
+    // A table that another thread holds (growing, say) is passed over while its records fit here.
+    std::unique_lock lock(tables_[t].mutex, std::defer_lock);
+    if (pending.size() < kMaxPendingRecords) {
+      if (!lock.try_lock()) return;
+    } else {
+      lock.lock();
+    }
+    tables_[t].aggregator->add_all(pending);
+    pending.clear();
   }
   void flush(std::vector<BookRecord>& records, std::size_t t) {
     std::lock_guard lock(tables_[t].mutex);
