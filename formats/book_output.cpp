@@ -48,7 +48,7 @@ OutputFile::~OutputFile() { abort(); }
 
 Status OutputFile::write(const void* data, std::size_t size) {
   if (!file_) return make_error(ErrorCode::kIo, tmp_path_.string() + ": write after close");
-  if (size && std::fwrite(data, 1, size, file_) != size)
+  if (size && ::fwrite_unlocked(data, 1, size, file_) != size)
     return io_error(tmp_path_, "write failed at offset " + std::to_string(written_));
   written_ += size;
   return {};
