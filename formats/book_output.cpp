@@ -39,7 +39,9 @@ OutputFile& OutputFile::operator=(OutputFile&& other) noexcept {
     file_ = other.file_;
     buffer_ = std::move(other.buffer_);
     written_ = other.written_;
+    closed_ = other.closed_;
     other.file_ = nullptr;
+    other.closed_ = false;
   }
   return *this;
 }
@@ -62,8 +64,8 @@ Status OutputFile::write_at(std::uint64_t offset, const void* data, std::size_t 
   return {};
 }
 
-Status OutputFile::commit() {
-  if (!file_) return make_error(ErrorCode::kIo, tmp_path_.string() + ": commit after close");
+Status OutputFile::close() {
+  if (!file_) return make_error(ErrorCode::kIo, tmp_path_.string() + ": close after close");
   const bool flushed = std::fflush(file_) == 0;
   const bool closed = std::fclose(file_) == 0;
   file_ = nullptr;
@@ -73,6 +75,15 @@ Status OutputFile::commit() {
     std::filesystem::remove(tmp_path_, ec);
     return e;
   }
+  closed_ = true;
+  return {};
+}
+
+Status OutputFile::commit() {
+  if (file_)
+    if (auto s = close(); !s) return s;
+  if (!closed_) return make_error(ErrorCode::kIo, tmp_path_.string() + ": commit after close");
+  closed_ = false;
   std::error_code ec;
   std::filesystem::rename(tmp_path_, path_, ec);
   if (ec) {
@@ -83,9 +94,10 @@ Status OutputFile::commit() {
 }
 
 void OutputFile::abort() {
-  if (!file_) return;
-  std::fclose(file_);
+  if (!file_ && !closed_) return;
+  if (file_) std::fclose(file_);
   file_ = nullptr;
+  closed_ = false;
   std::error_code ec;
   std::filesystem::remove(tmp_path_, ec);
 }

@@ -9,6 +9,7 @@
 #include <optional>
 #include <utility>
 
+#include <oneapi/tbb/parallel_invoke.h>
 #include <oneapi/tbb/task_arena.h>
 
 #include "pgn/book_aggregator.h"
@@ -261,16 +262,23 @@ Result<BookBuildSummary> build_book(const std::vector<std::string>& inputs, cons
     status = merge_book_sources(table.runs(), std::move(memory), o.min_games, write, &arena);
   }
   if (!status) return status.error();
-  if (writer) {
-    auto info = writer->finish();
-    if (!info) return info.error();
-    summary.info = *info;
-  }
-  if (exporter) {
-    auto n = exporter->finish();
-    if (!n) return n.error();
-    summary.polyglot_entries = *n;
-  }
+  // Both files are complete before either replaces an old one. Closing and replacing (which frees
+  // an old file's pages) run for both files at once.
+  std::optional<Result<formats::BookInfo>> info;
+  std::optional<Result<std::uint64_t>> entries;
+  arena.execute([&] {
+    tbb::parallel_invoke([&] { if (writer) info.emplace(writer->close()); }, [&] { if (exporter) entries.emplace(exporter->close()); });
+  });
+  if (info && !*info) return info->error();
+  if (entries && !*entries) return entries->error();
+  Status renamed[2];
+  arena.execute([&] {
+    tbb::parallel_invoke([&] { if (writer) renamed[0] = writer->commit(); }, [&] { if (exporter) renamed[1] = exporter->commit(); });
+  });
+  for (const Status& s : renamed)
+    if (!s) return s.error();
+  if (info) summary.info = **info;
+  if (entries) summary.polyglot_entries = **entries;
   return summary;
 }
 
