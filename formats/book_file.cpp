@@ -114,6 +114,13 @@ Status BookWriter::add(const BookRecord& r) {
 }
 
 Result<BookInfo> BookWriter::finish() {
+  auto info = close();
+  if (!info) return info.error();
+  if (auto s = out_.commit(); !s) return s.error();
+  return info;
+}
+
+Result<BookInfo> BookWriter::close() {
   BookInfo info;
   info.version = kBookVersion;
   info.entry_count = entries_;
@@ -124,7 +131,7 @@ Result<BookInfo> BookWriter::finish() {
   info.checksum = final_checksum(checksum_.value(), header.data());
   put<std::uint64_t>(header, kOffChecksum, info.checksum);
   if (auto s = out_.write_at(0, header.data(), header.size()); !s) return s.error();
-  if (auto s = out_.commit(); !s) return s.error();
+  if (auto s = out_.close(); !s) return s.error();
   return info;
 }
 

@@ -101,6 +101,9 @@ class BookWriter {
   void set_games(std::uint64_t games) { games_ = games; }
   // Writes the header and renames into place. Returns the header written.
   [[nodiscard]] Result<BookInfo> finish();
+  // finish() in two steps: complete and close NAME.tmp, then rename it into place.
+  [[nodiscard]] Result<BookInfo> close();
+  [[nodiscard]] Status commit() { return out_.commit(); }
 
  private:
   BookWriter(OutputFile out, const BookParams& params) : out_(std::move(out)), params_(params) {}

@@ -8,7 +8,8 @@
 namespace tbkit::formats {
 namespace {
 
-constexpr std::size_t kBufferSize = 1 << 20;
+// Few write calls, and few fresh pages to fault in (each costs more than the write calls saved).
+constexpr std::size_t kBufferSize = std::size_t{256} << 10;
 
 Error io_error(const std::filesystem::path& path, const std::string& what) {
   return make_error(ErrorCode::kIo, path.string() + ": " + what + ": " + std::strerror(errno));
@@ -23,7 +24,7 @@ Result<OutputFile> OutputFile::create(const std::filesystem::path& path) {
   out.tmp_path_ += ".tmp";
   out.file_ = std::fopen(out.tmp_path_.c_str(), "wb");
   if (!out.file_) return io_error(out.tmp_path_, "cannot create");
-  out.buffer_ = std::make_unique<char[]>(kBufferSize);
+  out.buffer_ = std::make_unique_for_overwrite<char[]>(kBufferSize);
   std::setvbuf(out.file_, out.buffer_.get(), _IOFBF, kBufferSize);
   return out;
 }
@@ -38,7 +39,9 @@ OutputFile& OutputFile::operator=(OutputFile&& other) noexcept {
     file_ = other.file_;
     buffer_ = std::move(other.buffer_);
     written_ = other.written_;
+    closed_ = other.closed_;
     other.file_ = nullptr;
+    other.closed_ = false;
   }
   return *this;
 }
@@ -47,7 +50,7 @@ OutputFile::~OutputFile() { abort(); }
 
 Status OutputFile::write(const void* data, std::size_t size) {
   if (!file_) return make_error(ErrorCode::kIo, tmp_path_.string() + ": write after close");
-  if (size && std::fwrite(data, 1, size, file_) != size)
+  if (size && ::fwrite_unlocked(data, 1, size, file_) != size)
     return io_error(tmp_path_, "write failed at offset " + std::to_string(written_));
   written_ += size;
   return {};
@@ -61,8 +64,8 @@ Status OutputFile::write_at(std::uint64_t offset, const void* data, std::size_t 
   return {};
 }
 
-Status OutputFile::commit() {
-  if (!file_) return make_error(ErrorCode::kIo, tmp_path_.string() + ": commit after close");
+Status OutputFile::close() {
+  if (!file_) return make_error(ErrorCode::kIo, tmp_path_.string() + ": close after close");
   const bool flushed = std::fflush(file_) == 0;
   const bool closed = std::fclose(file_) == 0;
   file_ = nullptr;
@@ -72,6 +75,15 @@ Status OutputFile::commit() {
     std::filesystem::remove(tmp_path_, ec);
     return e;
   }
+  closed_ = true;
+  return {};
+}
+
+Status OutputFile::commit() {
+  if (file_)
+    if (auto s = close(); !s) return s;
+  if (!closed_) return make_error(ErrorCode::kIo, tmp_path_.string() + ": commit after close");
+  closed_ = false;
   std::error_code ec;
   std::filesystem::rename(tmp_path_, path_, ec);
   if (ec) {
@@ -82,9 +94,10 @@ Status OutputFile::commit() {
 }
 
 void OutputFile::abort() {
-  if (!file_) return;
-  std::fclose(file_);
+  if (!file_ && !closed_) return;
+  if (file_) std::fclose(file_);
   file_ = nullptr;
+  closed_ = false;
   std::error_code ec;
   std::filesystem::remove(tmp_path_, ec);
 }

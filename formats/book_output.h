@@ -28,7 +28,10 @@ class OutputFile {
   // Overwrites bytes at an absolute offset (for headers written last), then returns to the end.
   [[nodiscard]] Status write_at(std::uint64_t offset, const void* data, std::size_t size);
   [[nodiscard]] std::uint64_t size() const { return written_; }
-  // Flushes, closes and renames PATH.tmp to PATH.
+  // Flushes and closes PATH.tmp (optional: commit() does it too). No more writes are allowed.
+  // Errors: kIo (PATH.tmp is then removed).
+  [[nodiscard]] Status close();
+  // Closes if still open, and renames PATH.tmp to PATH.
   [[nodiscard]] Status commit();
   // Closes and removes PATH.tmp.
   void abort();
@@ -40,6 +43,7 @@ class OutputFile {
   std::FILE* file_ = nullptr;
   std::unique_ptr<char[]> buffer_;
   std::uint64_t written_ = 0;
+  bool closed_ = false;  // PATH.tmp is complete and closed, not yet renamed
 };
 
 }  // namespace tbkit::formats

@@ -1,6 +1,7 @@
 #include "pgn/book_aggregator.h"
 
 #include <algorithm>
+#include <cassert>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -9,6 +10,7 @@
 #include <string>
 
 #include <oneapi/tbb/parallel_for.h>
+#include <oneapi/tbb/parallel_pipeline.h>
 
 namespace tbkit::pgn {
 namespace {
@@ -16,6 +18,10 @@ namespace {
 using formats::BookRecord;
 
 constexpr std::size_t kInitialCapacity = 1 << 12;
+constexpr std::size_t kSlack = 1024;
+// An unbounded table's first growth is to one 2 MiB huge page: a build has a table per key range, and
+// bigger malloc'd tables come in 4 KiB pages, whose page faults cost more than the records they hold.
+constexpr std::size_t kHugePageCapacity = (std::size_t{2} << 20) / sizeof(formats::BookRecord) - kSlack;
 // Unbounded tables grow four-fold, so a big build rehashes little; small builds stay small.
 constexpr std::size_t kUnboundedGrowth = 4;
 // Unbounded builds cap the table at 4 M slots (160 MB) and keep full tables as sorted in-memory runs:
@@ -25,7 +31,6 @@ constexpr std::size_t kUnboundedCapacity = std::size_t{1} << 22;
 constexpr std::size_t kPrefetchDistance = 6;
 // Key ranges of the parallel merge, and how many are merged before their output is handed on.
 constexpr std::size_t kMergePartitions = 256;
-constexpr std::size_t kSlack = 1024;
 constexpr std::size_t kRunBufferRecords = 1 << 13;  // 320 KB per run while merging
 
 // Reads a run file sequentially in blocks.
@@ -63,11 +68,16 @@ class RunReader {
 
 }  // namespace
 
-BookAggregator::BookAggregator(std::size_t budget_bytes, std::filesystem::path run_prefix)
-    : budget_(budget_bytes), run_prefix_(std::move(run_prefix)) {
-  const std::size_t cap = budget_ ? std::min(kInitialCapacity, std::max<std::size_t>(64, budget_ / sizeof(BookRecord) / 2)) : kInitialCapacity;
+BookAggregator::BookAggregator(std::size_t budget_bytes, std::filesystem::path run_prefix, int key_shift)
+    : budget_(budget_bytes), run_prefix_(std::move(run_prefix)), key_shift_(key_shift) {
+  assert(key_shift >= 0 && key_shift < 64);
+  const std::size_t cap = initial_capacity();
   table_ = formats::ZeroedArray<BookRecord>(cap + kSlack);
   capacity_ = cap;
+}
+
+std::size_t BookAggregator::initial_capacity() const {
+  return budget_ ? std::min(kInitialCapacity, std::max<std::size_t>(64, budget_ / sizeof(BookRecord) / 2)) : kInitialCapacity;
 }
 
 // The home slot grows with the key (not the move), so the table is nearly sorted by key: sorting a
@@ -96,6 +106,7 @@ void BookAggregator::add(const BookRecord& r) {
 
 void BookAggregator::add_all(std::span<const BookRecord> records) {
   const std::size_t n = records.size();
+  if (capacity_ == 0 && n > 0) grow_or_spill();
   for (std::size_t i = 0; i < std::min(n, kPrefetchDistance); ++i) __builtin_prefetch(&table_[slot_of(records[i].key)], 1);
   for (std::size_t i = 0; i < n; ++i) {
     if (i + kPrefetchDistance < n) __builtin_prefetch(&table_[slot_of(records[i + kPrefetchDistance].key)], 1);
@@ -104,10 +115,15 @@ void BookAggregator::add_all(std::span<const BookRecord> records) {
 }
 
 void BookAggregator::grow_or_spill() {
+  if (capacity_ == 0) {  // emptied by take_sorted()
+    rehash(initial_capacity());
+    return;
+  }
   const std::size_t cap = capacity_;
   // While rehashing both tables are alive: the budget must hold old + new.
   const std::size_t limit = budget_ ? budget_ / sizeof(BookRecord) : 2 * kUnboundedCapacity;
-  const std::size_t next = std::min(cap * (budget_ ? 2 : kUnboundedGrowth), limit > 2 * kSlack + cap ? limit - cap - 2 * kSlack : 0);
+  const std::size_t wanted = budget_ ? cap * 2 : std::max(cap * kUnboundedGrowth, kHugePageCapacity);
+  const std::size_t next = std::min(wanted, limit > 2 * kSlack + cap ? limit - cap - 2 * kSlack : 0);
   if (next > cap + cap / 4) {
     rehash(next);
   } else {
@@ -156,8 +172,7 @@ std::vector<SortedRun> BookAggregator::take_sorted() {
   std::vector<SortedRun> out = std::move(memory_runs_);
   memory_runs_.clear();
   out.push_back(SortedRun{std::move(table_), used});
-  table_ = formats::ZeroedArray<BookRecord>(64 + kSlack);
-  capacity_ = 64;
+  capacity_ = 0;  // no table until the next add: fresh memory is costly to fault in
   count_ = 0;
   return out;
 }
@@ -191,6 +206,11 @@ namespace {
 // (key, move) pairs; appends records with games >= min_games to out.
 Status merge_spans(std::vector<std::span<const BookRecord>> spans, std::uint32_t min_games, std::vector<BookRecord>& out) {
   std::erase_if(spans, [](const auto& s) { return s.empty(); });
+  if (spans.size() == 1) {  // one source (key-partitioned tables): already summed, only filtered
+    for (const BookRecord& r : spans.front())
+      if (r.games >= min_games) out.push_back(r);
+    return {};
+  }
   while (!spans.empty()) {
     std::size_t best = 0;
     for (std::size_t s = 1; s < spans.size(); ++s)
@@ -248,6 +268,70 @@ Status merge_memory_parallel(const std::vector<SortedRun>& memory, std::uint32_t
 }
 
 }  // namespace
+
+Status drain_key_ranges(std::span<BookAggregator* const> ranges, std::uint32_t min_games,
+                        const std::function<Status(const BookRecord&)>& sink, tbb::task_arena& arena) {
+  struct Batch {
+    std::vector<SortedRun> runs;
+    std::vector<BookRecord> merged;  // when a range has several runs
+    std::span<const BookRecord> records;
+    Status status;
+  };
+  std::size_t next = 0;
+  Status result;
+  const std::size_t tokens = std::size_t(2 * std::max(arena.max_concurrency(), 1));
+  // Sort and filter (parallel), write (serial, in key order), free (parallel: unmapping is slow).
+  auto prepare = [min_games](BookAggregator* agg) {
+    auto batch = std::make_unique<Batch>();
+    assert(agg->runs().empty());
+    batch->runs = agg->take_sorted();
+    batch->status = agg->status();
+    if (!batch->status.ok()) return batch.release();
+    if (batch->runs.size() == 1) {
+      // One run is already summed: filter it in place rather than into fresh memory.
+      SortedRun& run = batch->runs.front();
+      std::size_t kept = 0;
+      for (std::size_t i = 0; i < run.size; ++i)
+        if (run.storage[i].games >= min_games) run.storage[kept++] = run.storage[i];
+      batch->records = {run.storage.data(), kept};
+    } else {
+      std::vector<std::span<const BookRecord>> spans;
+      for (const SortedRun& run : batch->runs) spans.push_back(run.records());
+      batch->status = merge_spans(std::move(spans), min_games, batch->merged);
+      batch->records = batch->merged;
+    }
+    return batch.release();
+  };
+  arena.execute([&] {
+    tbb::parallel_pipeline(
+        tokens,
+        tbb::make_filter<void, BookAggregator*>(tbb::filter_mode::serial_in_order,
+                                                [&](tbb::flow_control& fc) -> BookAggregator* {
+                                                  if (next == ranges.size() || !result.ok()) {
+                                                    fc.stop();
+                                                    return nullptr;
+                                                  }
+                                                  return ranges[next++];
+                                                }) &
+            tbb::make_filter<BookAggregator*, Batch*>(tbb::filter_mode::parallel, prepare) &
+            tbb::make_filter<Batch*, Batch*>(tbb::filter_mode::serial_in_order,
+                                             [&](Batch* batch) {
+                                               if (!result.ok()) return batch;
+                                               if (!batch->status.ok()) {
+                                                 result = batch->status;
+                                                 return batch;
+                                               }
+                                               for (const BookRecord& r : batch->records)
+                                                 if (auto s = sink(r); !s) {
+                                                   result = s;
+                                                   break;
+                                                 }
+                                               return batch;
+                                             }) &
+            tbb::make_filter<Batch*, void>(tbb::filter_mode::parallel, [](Batch* batch) { delete batch; }));
+  });
+  return result;
+}
 
 Status merge_book_sources(const std::vector<std::filesystem::path>& runs, std::vector<SortedRun> memory,
                           std::uint32_t min_games, const std::function<Status(const BookRecord&)>& sink,

@@ -23,7 +23,8 @@ struct BookBuildOptions {
   std::size_t memory_bytes = 0;    // 0 = unbounded (no spilling)
   std::filesystem::path temp_dir;  // where spill runs go; empty = the system temp directory
   int threads = 1;
-  std::size_t chunk_size = std::size_t{4} << 20;
+  // Small chunks keep both threads busy to the end of the input and recycle little memory.
+  std::size_t chunk_size = std::size_t{1} << 20;
   std::filesystem::path output;           // native .tbb; empty = none
   std::filesystem::path polyglot_output;  // Polyglot .bin; empty = none
   // Reproduce `polyglot make-book` (only polyglot_output is written; filter/min_games are unused).

@@ -49,8 +49,15 @@ Status PolyglotExporter::add(const formats::BookRecord& r) {
 }
 
 Result<std::uint64_t> PolyglotExporter::finish() {
-  if (auto s = flush_position(); !s) return s.error();
+  auto n = close();
+  if (!n) return n.error();
   if (auto s = out_.commit(); !s) return s.error();
+  return n;
+}
+
+Result<std::uint64_t> PolyglotExporter::close() {
+  if (auto s = flush_position(); !s) return s.error();
+  if (auto s = out_.close(); !s) return s.error();
   return written_;
 }
 

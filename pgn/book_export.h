@@ -24,6 +24,9 @@ class PolyglotExporter {
   [[nodiscard]] Status add(const formats::BookRecord& record);
   // Errors: kIo. Returns the number of entries written.
   [[nodiscard]] Result<std::uint64_t> finish();
+  // finish() in two steps: complete and close PATH.tmp, then rename it into place.
+  [[nodiscard]] Result<std::uint64_t> close();
+  [[nodiscard]] Status commit() { return out_.commit(); }
 
  private:
   explicit PolyglotExporter(formats::OutputFile out) : out_(std::move(out)) {}

@@ -174,6 +174,17 @@ TEST_CASE("Native book: writer refuses out-of-order records and leaves no file",
   }
   CHECK_FALSE(std::filesystem::exists(dir / "bad.tbb"));
   CHECK_FALSE(std::filesystem::exists(dir / "bad.tbb.tmp"));
+  // Closed but never committed: the .tmp goes too, and an older file stays.
+  test::write_text(dir / "old.tbb", "old");
+  {
+    auto w = BookWriter::create(dir / "old.tbb", {});
+    REQUIRE(w.ok());
+    REQUIRE(w->add(BookRecord{10, 1, 0, 1, 0, 0, 0, 0, 0}).ok());
+    REQUIRE(w->close().ok());
+    CHECK(std::filesystem::exists(dir / "old.tbb.tmp"));
+  }
+  CHECK_FALSE(std::filesystem::exists(dir / "old.tbb.tmp"));
+  CHECK(std::filesystem::file_size(dir / "old.tbb") == 3);
 }
 
 TEST_CASE("BookRecord::add refuses to overflow", "[formats][book]") {

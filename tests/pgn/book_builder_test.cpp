@@ -1,10 +1,12 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstring>
 
 #include "chess/notation.h"
 #include "formats/book_file.h"
 #include "formats/polyglot_book.h"
+#include "pgn/book_aggregator.h"
 #include "pgn/book_builder.h"
 #include "pgn/book_export.h"
 #include "pgn/book_merge.h"
@@ -168,6 +170,12 @@ TEST_CASE("Book build: spilling, threads and merge give identical books", "[pgn]
   CHECK(s->spill_runs >= 2);
   CHECK(test::read_bytes(dir / "spill.tbb") == test::read_bytes(dir / "mem.tbb"));
   CHECK(test::read_bytes(dir / "spill.bin") == test::read_bytes(dir / "mem.bin"));
+  // Two threads sharing the spilling table.
+  auto s2 = build_book(in, [&] { auto o = spill; o.threads = 2; o.output = dir / "spill2.tbb"; o.polyglot_output = dir / "spill2.bin"; return o; }(), {});
+  REQUIRE(s2.ok());
+  CHECK(s2->spill_runs >= 2);
+  CHECK(test::read_bytes(dir / "spill2.tbb") == test::read_bytes(dir / "mem.tbb"));
+  CHECK(test::read_bytes(dir / "spill2.bin") == test::read_bytes(dir / "mem.bin"));
   // Spill runs are gone afterwards.
   for (const auto& entry : std::filesystem::directory_iterator(dir.path())) CHECK(entry.path().extension() != ".run");
 
@@ -232,4 +240,52 @@ TEST_CASE("Book build: bad inputs", "[pgn][book]") {
   CHECK(missing.error().code == ErrorCode::kIo);
   CHECK_FALSE(std::filesystem::exists(dir / "x.tbb"));
   CHECK_FALSE(std::filesystem::exists(dir / "x.tbb.tmp"));
+}
+
+TEST_CASE("BookAggregator: key-range tables drain in key order, and take more after take_sorted", "[pgn][book]") {
+  // Two tables split by the key's top bit, as the builder splits by its top 4 bits.
+  BookAggregator low(0, "unused-low", 1), high(0, "unused-high", 1);
+  auto record = [](std::uint64_t key, std::uint16_t move, std::uint32_t games) {
+    formats::BookRecord r{};
+    r.key = key;
+    r.move = move;
+    r.games = games;
+    r.draws = games;
+    return r;
+  };
+  std::vector<formats::BookRecord> all;
+  for (std::uint64_t i = 0; i < 20000; ++i) {
+    const std::uint64_t key = i * 0x9E3779B97F4A7C15ULL;  // distinct, spread over both halves
+    all.push_back(record(key, std::uint16_t(i % 3), 1 + std::uint32_t(i % 4)));
+  }
+  for (const auto& r : all) (r.key >> 63 ? high : low).add(r);
+  for (const auto& r : all) (r.key >> 63 ? high : low).add(r);  // every count doubles
+  // Emptied by take_sorted, a table takes records again.
+  const std::vector<SortedRun> first = low.take_sorted();
+  REQUIRE(first.size() == 1);
+  for (const auto& r : first[0].records()) low.add(r);
+
+  tbb::task_arena arena(2);
+  std::vector<formats::BookRecord> out;
+  BookAggregator* ranges[] = {&low, &high};
+  auto s = drain_key_ranges(ranges, 4, [&](const formats::BookRecord& r) -> Status {
+    out.push_back(r);
+    return {};
+  }, arena);
+  REQUIRE(s.ok());
+  std::vector<formats::BookRecord> expected;
+  for (auto r : all) {
+    r.games *= 2;
+    r.draws *= 2;
+    if (r.games >= 4) expected.push_back(r);
+  }
+  std::sort(expected.begin(), expected.end());
+  REQUIRE(out.size() == expected.size());
+  std::size_t mismatches = 0;
+  for (std::size_t i = 0; i < out.size(); ++i)
+    mismatches += out[i].key != expected[i].key || out[i].move != expected[i].move || out[i].games != expected[i].games ||
+                  out[i].draws != expected[i].draws;
+  CHECK(mismatches == 0);
+  CHECK(low.size() == 0);
+  CHECK(high.size() == 0);
 }
