@@ -1,9 +1,11 @@
 // tbkit book: build opening books from PGN, probe them (ours and Polyglot .bin), merge them.
+#include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -142,11 +144,20 @@ int run_build(const BuildOptions& o) {
                    static_cast<unsigned long long>(p.games), secs > 0 ? double(p.games) / secs : 0.0, eta.c_str());
     };
   }
-  // Ctrl-C while an output is being written removes its NAME.tmp (cli/interrupt.h).
-  TmpGuard tbb_tmp, bin_tmp;
+  // Ctrl-C removes the unfinished NAME.tmp outputs and the spill runs (cli/interrupt.h): the runs go
+  // to a private directory made here, guarded and removed with its contents.
+  TmpGuard tbb_tmp, bin_tmp, spill_guard;
   if (!b.output.empty()) tbb_tmp.guard(b.output.string() + ".tmp");
   if (!b.polyglot_output.empty()) bin_tmp.guard(b.polyglot_output.string() + ".tmp");
+  std::error_code ec;
+  const std::filesystem::path base = o.temp_dir.empty() ? std::filesystem::temp_directory_path(ec) : std::filesystem::path(o.temp_dir);
+  if (ec) return report(make_error(ErrorCode::kIo, "book build: cannot find a temporary directory: " + ec.message()));
+  std::string spill = (base / "tbkit-build-XXXXXX").string();
+  if (!::mkdtemp(spill.data())) return report(make_error(ErrorCode::kIo, spill + ": cannot create a temporary directory"));
+  spill_guard.guard(spill);
+  b.temp_dir = spill;
   auto summary = pgn::build_book(o.inputs, b, progress);
+  std::filesystem::remove_all(spill, ec);
   if (show) std::fprintf(stderr, "\n");
   if (!summary) return report(summary.error());
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -1,64 +1,80 @@
 #include "cli/interrupt.h"
 
+#include <pthread.h>
 #include <signal.h>
-#include <unistd.h>
 
-#include <atomic>
-#include <csignal>
-#include <cstring>
+#include <map>
+#include <mutex>
+#include <system_error>
+#include <thread>
 
 namespace tbkit::cli {
 namespace {
 
-// A signal handler can only reach process-wide state. A slot's path is written only while its flag
-// is 0, and the flag is set after the path is complete, so the handler never reads a half path.
-struct Slot {
-  char path[4096];
-  volatile std::sig_atomic_t armed;
+// Never destroyed: the watcher thread may still use them while the process exits.
+struct Registry {
+  std::mutex mutex;
+  std::map<long, std::filesystem::path> paths;
+  long next_id = 1;
+  bool installed = false;
 };
-Slot g_slots[TmpGuard::kMaxGuards];
-bool g_installed = false;
-
-extern "C" void unlink_guarded_and_die(int sig) {
-  for (auto& s : g_slots)
-    if (s.armed) ::unlink(s.path);
-  ::signal(sig, SIG_DFL);
-  ::raise(sig);
+Registry& registry() {
+  static auto* r = new Registry;
+  return *r;
 }
 
-void install_handlers() {
-  if (g_installed) return;
-  g_installed = true;
-  struct sigaction sa {};
-  sa.sa_handler = unlink_guarded_and_die;
-  sigemptyset(&sa.sa_mask);
-  for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
-    struct sigaction old {};
-    if (::sigaction(sig, nullptr, &old) == 0 && old.sa_handler == SIG_IGN) continue;
-    ::sigaction(sig, &sa, nullptr);
+void remove_guarded_and_die(int sig) {
+  Registry& r = registry();
+  {
+    std::lock_guard lock(r.mutex);
+    for (const auto& [id, path] : r.paths) {
+      std::error_code ec;
+      std::filesystem::remove_all(path, ec);
+    }
   }
+  ::signal(sig, SIG_DFL);
+  sigset_t one;
+  sigemptyset(&one);
+  sigaddset(&one, sig);
+  ::pthread_sigmask(SIG_UNBLOCK, &one, nullptr);
+  ::raise(sig);
 }
 
 }  // namespace
 
-void TmpGuard::guard(const std::string& path) {
-  release();
-  install_handlers();
-  if (path.size() >= sizeof g_slots[0].path) return;
-  for (int i = 0; i < kMaxGuards; ++i) {
-    if (g_slots[i].armed) continue;
-    std::memcpy(g_slots[i].path, path.c_str(), path.size() + 1);
-    std::atomic_signal_fence(std::memory_order_seq_cst);
-    g_slots[i].armed = 1;
-    slot_ = i;
-    return;
+void install_interrupt_cleanup() {
+  Registry& r = registry();
+  if (r.installed) return;
+  r.installed = true;
+  sigset_t watched;
+  sigemptyset(&watched);
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
+    struct sigaction old {};
+    if (::sigaction(sig, nullptr, &old) == 0 && old.sa_handler == SIG_IGN) continue;
+    sigaddset(&watched, sig);
   }
+  ::pthread_sigmask(SIG_BLOCK, &watched, nullptr);
+  std::thread([watched] {
+    int sig = 0;
+    while (::sigwait(&watched, &sig) != 0) {}
+    remove_guarded_and_die(sig);
+  }).detach();
+}
+
+void TmpGuard::guard(const std::filesystem::path& path) {
+  release();
+  Registry& r = registry();
+  std::lock_guard lock(r.mutex);
+  id_ = r.next_id++;
+  r.paths.emplace(id_, path);
 }
 
 void TmpGuard::release() {
-  if (slot_ < 0) return;
-  g_slots[slot_].armed = 0;
-  slot_ = -1;
+  if (id_ == 0) return;
+  Registry& r = registry();
+  std::lock_guard lock(r.mutex);
+  r.paths.erase(id_);
+  id_ = 0;
 }
 
 }  // namespace tbkit::cli

@@ -1,38 +1,37 @@
 // Interrupted commands leave no temporary files behind.
 //
-// A command that writes NAME.tmp and renames it when done guards the tmp path with a TmpGuard. If
-// SIGINT, SIGTERM or SIGHUP arrives while a guard is alive, the handler unlinks every guarded path
-// and the process then dies of the signal, exactly as it would have without the handler (the shell
-// sees the usual 128+N status). Signals that were already ignored when the first guard was made stay
-// ignored, so `nohup tbkit gen --all 5 &` survives a logout. SIGKILL cannot be caught: a tmp file left
-// by it is removed or overwritten by the next run.
-//
-// Guards are made and destroyed by one thread (the command's), at most kMaxGuards at a time; the
-// handler only reads fixed-size buffers, so it stays async-signal-safe.
+// main() calls install_interrupt_cleanup() before anything else: SIGINT, SIGTERM and SIGHUP are then
+// blocked in every thread and taken by one watcher thread. A command guards each temporary path it
+// makes (NAME.tmp before the rename, a directory of spill runs) with a TmpGuard. When a signal
+// arrives the watcher removes every guarded path (a directory with its contents), then the process
+// dies of the signal exactly as it would have without the watcher (the shell sees the usual 128+N
+// status). Signals already ignored at start stay ignored, so `nohup tbkit gen --all 5 &` survives a
+// logout. SIGKILL cannot be caught: what it leaves is removed or overwritten by the next run.
 #pragma once
 
-#include <string>
+#include <filesystem>
 
 namespace tbkit::cli {
 
+// Call once, first thing in main(), before any other thread exists (threads inherit the signal
+// mask; a child process should reset its mask before exec, as probe/player/uci_process.cpp does). Without it TmpGuard still records paths, but nothing removes them on a signal.
+void install_interrupt_cleanup();
+
 class TmpGuard {
  public:
-  static constexpr int kMaxGuards = 8;
-
   TmpGuard() = default;
-  // Guards `path` (a longer path than 4095 bytes, or more than kMaxGuards at once, is not guarded).
-  explicit TmpGuard(const std::string& path) { guard(path); }
+  explicit TmpGuard(const std::filesystem::path& path) { guard(path); }
   ~TmpGuard() { release(); }
   TmpGuard(const TmpGuard&) = delete;
   TmpGuard& operator=(const TmpGuard&) = delete;
 
-  // Guards `path` instead of the current one.
-  void guard(const std::string& path);
-  // Stops guarding (the file is the caller's again, e.g. after the rename).
+  // Guards `path` (a file or a directory) instead of the current one. Thread-safe.
+  void guard(const std::filesystem::path& path);
+  // Stops guarding (the path is the caller's again, e.g. after the rename). Thread-safe.
   void release();
 
  private:
-  int slot_ = -1;
+  long id_ = 0;
 };
 
 }  // namespace tbkit::cli

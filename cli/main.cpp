@@ -4,9 +4,12 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/common.h"
+#include "cli/interrupt.h"
 #include "cli/version.h"
 
 int main(int argc, char** argv) {
+  // Before any thread starts: Ctrl-C and friends remove the guarded temporary files (cli/interrupt.h).
+  tbkit::cli::install_interrupt_cleanup();
   CLI::App app{"tbkit: chess endgame tablebases, opening books and probing, offline.", "tbkit"};
   app.set_version_flag("--version", std::string("tbkit ") + tbkit::cli::kVersion);
   app.require_subcommand(1);

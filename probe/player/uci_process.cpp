@@ -29,6 +29,11 @@ Result<UciProcess> UciProcess::start(const std::string& command) {
     close(in_pipe[1]);
     close(out_pipe[0]);
     close(out_pipe[1]);
+    // The engine starts with no blocked signals, whatever the parent blocks (tbkit blocks Ctrl-C in
+    // all threads but one, cli/interrupt.h), so Ctrl-C and SIGTERM reach it as usual.
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, nullptr);
     execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
     _exit(127);
   }

@@ -27,7 +27,8 @@ std::filesystem::path scratch(const std::string& name) {
   return dir;
 }
 
-pid_t spawn_tbkit(std::vector<std::string> args) {
+// stdin_fd >= 0 becomes the child's standard input (and is closed in the child).
+pid_t spawn_tbkit(std::vector<std::string> args, int stdin_fd = -1, int close_fd = -1) {
   const char* bin = std::getenv("TBKIT_BINARY");
   REQUIRE(bin != nullptr);
   args.insert(args.begin(), bin);
@@ -38,6 +39,11 @@ pid_t spawn_tbkit(std::vector<std::string> args) {
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
   posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
+  if (stdin_fd >= 0) {
+    posix_spawn_file_actions_adddup2(&actions, stdin_fd, 0);
+    posix_spawn_file_actions_addclose(&actions, stdin_fd);
+  }
+  if (close_fd >= 0) posix_spawn_file_actions_addclose(&actions, close_fd);
   pid_t pid = 0;
   const int rc = posix_spawn(&pid, bin, &actions, nullptr, argv.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
@@ -93,5 +99,37 @@ TEST_CASE("book merge interrupted while writing leaves no tmp file", "[cli][book
   REQUIRE(std::system(cmd.c_str()) == 0);
   interrupt_while_writing({"book", "merge", book, book, "-o", (dir / "c.tbb").string()}, dir / "c.tbb.tmp", SIGTERM);
   CHECK_FALSE(std::filesystem::exists(dir / "c.tbb"));
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("book build interrupted while reading leaves no spill directory", "[cli][book]") {
+  const auto dir = scratch("spill");
+  const auto temp = dir / "temp";
+  std::filesystem::create_directories(temp);
+  int fds[2];
+  REQUIRE(::pipe(fds) == 0);
+  // Reads a PGN from a pipe that stays open, so the build waits in the middle of its input.
+  const pid_t pid = spawn_tbkit({"book", "build", "-", "-q", "--memory", "16M", "--temp-dir", temp.string(), "-o",
+                                 (dir / "out.tbb").string()},
+                                fds[0], fds[1]);
+  ::close(fds[0]);
+  const std::string game = "[Result \"1-0\"]\n\n1. e4 e5 2. Nf3 Nc6 1-0\n\n";
+  for (int i = 0; i < 200; ++i) REQUIRE(::write(fds[1], game.data(), game.size()) == ssize_t(game.size()));
+  // The build makes its private spill directory under --temp-dir before reading.
+  bool made = false;
+  for (int i = 0; i < 500 && !made; ++i) {
+    made = !std::filesystem::is_empty(temp);
+    if (!made) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  REQUIRE(made);
+  ::kill(pid, SIGINT);
+  int status = 0;
+  REQUIRE(::waitpid(pid, &status, 0) == pid);
+  ::close(fds[1]);
+  CHECK(WIFSIGNALED(status));
+  CHECK(WTERMSIG(status) == SIGINT);
+  CHECK(std::filesystem::is_empty(temp));
+  CHECK_FALSE(std::filesystem::exists(dir / "out.tbb.tmp"));
+  CHECK_FALSE(std::filesystem::exists(dir / "out.tbb"));
   std::filesystem::remove_all(dir);
 }
