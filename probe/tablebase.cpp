@@ -42,6 +42,9 @@ struct Table {
   std::uint64_t values_per_block = 0;
   std::uint64_t blocks_per_side = 0;
   std::uint64_t page_values = 0;
+  int stored_side = -1;      // format version 3: the one side the file stores; -1: both
+  bool resolved = false;     // capture-resolved values (better_of with the best conversion)
+  bool symmetric = false;    // the unstored side is the stored one colour-flipped
   std::uint64_t pages_per_block = 0;
   std::unique_ptr<BlockCache::PageHints[]> hints;
 };
@@ -64,17 +67,12 @@ bool board_has_move(const Board& b) {
   return any;
 }
 
-// The one place that knows how a stored value becomes the exact value of a position. Tables
-// written today store exact values. (Should a table format mark stored values as lower bounds,
-// the exact value, better_of(stored, best capture/promotion), is computed here.) `b` is the
-// board in the table's orientation. A legal position never holds the illegal marker.
-Result<DtmValue> exact_value(const Table& t, DtmValue stored, const Board& b, std::uint64_t index) {
-  (void)b;
-  if (stored.is_illegal())
-    return make_error(ErrorCode::kCorrupt, t.path.string() + ": index " + std::to_string(index) + ", " +
-                                               (b.side == Color::kWhite ? "white" : "black") +
-                                               " to move: a legal position is marked illegal");
-  return stored;
+// A legal position never holds the illegal marker (a file read back as such is damaged).
+Status check_not_illegal(const Table& t, DtmValue stored, const Board& b, std::uint64_t index) {
+  if (!stored.is_illegal()) return {};
+  return make_error(ErrorCode::kCorrupt, t.path.string() + ": index " + std::to_string(index) + ", " +
+                                             (b.side == Color::kWhite ? "white" : "black") +
+                                             " to move: a legal position is marked illegal");
 }
 
 }  // namespace
@@ -144,6 +142,9 @@ struct Tablebase::Impl {
       return;
     }
     file->advise_random_access();
+    t.stored_side = file->stores(Color::kWhite) && file->stores(Color::kBlack) ? -1 : index_of(file->stored_side());
+    t.resolved = file->capture_resolved();
+    t.symmetric = t.material.is_symmetric();
     t.positions = info.positions_per_side;
     t.values_per_block = file->values_per_block();
     t.blocks_per_side = (t.positions + t.values_per_block - 1) / t.values_per_block;
@@ -205,17 +206,54 @@ struct Tablebase::Impl {
     }
     Table& t = *tables[std::size_t(slot->table)];
     if (const Error* e = ensure_open(t)) return *e;
-    if (slot->flip) {
-      const Board f = gen::color_flipped(b);
-      const std::uint64_t index = t.scheme->encode(f);
-      auto v = read(t, f.side, index);
-      if (!v) return v;
-      return exact_value(t, *v, f, index);
-    }
+    return table_value(t, slot->flip ? gen::color_flipped(b) : b);
+  }
+
+  // The value of b (in t's orientation). Format version 3 stores one side: the other is a
+  // one-ply search (or, for a symmetric material, the stored side colour-flipped).
+  Result<DtmValue> table_value(const Table& t, const Board& b) const {
+    if (t.stored_side < 0 || index_of(b.side) == t.stored_side) return exact_value(t, b);
+    if (t.symmetric) return exact_value(t, gen::color_flipped(b));
+    std::optional<DtmValue> best;
+    std::optional<Error> error;
+    gen::for_each_legal_move(b, [&](const Board& child, const gen::MoveInfo& mi) {
+      if (error) return;
+      // Quiet moves and double pushes stay in t (stored side); conversions leave it.
+      auto v = mi.kind == gen::MoveKind::kDoublePush ? probe(child, mi.ep_square) : probe_board(child);
+      if (!v) {
+        error = v.error();
+        return;
+      }
+      const DtmValue backed = gen::back_up(*v);
+      best = best ? gen::better_of(*best, backed) : backed;
+    });
+    if (error) return *error;
+    if (best) return *best;
+    return gen::in_check(b) ? DtmValue::loss_in_plies(0) : DtmValue::draw();
+  }
+
+  // The one place that knows how a stored value becomes the exact value of a position of the
+  // stored side: as stored, or (capture-resolved files) better_of(stored, best capture or
+  // promotion), with checkmate and stalemate taken from the board.
+  Result<DtmValue> exact_value(const Table& t, const Board& b) const {
     const std::uint64_t index = t.scheme->encode(b);
-    auto v = read(t, b.side, index);
-    if (!v) return v;
-    return exact_value(t, *v, b, index);
+    auto stored = read(t, b.side, index);
+    if (!stored) return stored;
+    if (Status st = check_not_illegal(t, *stored, b, index); !st) return st.error();
+    if (!t.resolved) return stored;
+    bool any_move = false;
+    DtmValue value = *stored;
+    std::optional<Error> error;
+    gen::for_each_legal_move(b, [&](const Board& child, const gen::MoveInfo& mi) {
+      any_move = true;
+      if (error || mi.kind != gen::MoveKind::kConversion) return;
+      auto v = probe_board(child);
+      if (!v) error = v.error();
+      else value = gen::better_of(value, gen::back_up(*v));
+    });
+    if (error) return *error;
+    if (!any_move) return gen::in_check(b) ? DtmValue::loss_in_plies(0) : DtmValue::draw();
+    return value;
   }
 
   Result<DtmValue> probe(const Board& b, Square ep) const {
