@@ -49,12 +49,15 @@ template <class Probe>
 [[nodiscard]] std::vector<formats::SlotFreedom> slot_freedom(const SolvedTable& table, chess::Color side,
                                                              const TableSet& subtables, tbb::task_arena& arena);
 
-// Which side a version-3 file of `table` stores: White for a symmetric material (Black's values
-// are White's, colour-flipped); otherwise the side whose capture-resolved values compress smaller
-// with `options`, judged on a fixed sample of each side (so the choice is deterministic and costs
-// a few percent of the write). Parallel in `arena`.
-[[nodiscard]] chess::Color choose_stored_side(const SolvedTable& table, const TableSet& subtables,
-                                              const formats::TableWriteOptions& options, tbb::task_arena& arena);
+// Which side a version-3 file of `table` stores, with that side's slot_freedom: White for a
+// symmetric material (Black's values are White's, colour-flipped); otherwise the side whose
+// capture-resolved symbols compress smaller with zstd level 1 (a fast stand-in for the writer's
+// codec that picks the same side, docs/formats/table.md). Deterministic; parallel in `arena`.
+struct StoredSide {
+  chess::Color side = chess::Color::kWhite;
+  std::vector<formats::SlotFreedom> freedom;
+};
+[[nodiscard]] StoredSide choose_stored_side(const SolvedTable& table, const TableSet& subtables, tbb::task_arena& arena);
 
 // Rebuilds `table` in place from a version-3 file's values: table.values[stored] holds the stored
 // side's values (illegal slots marked illegal), table.values[other] is overwritten. Resolves the

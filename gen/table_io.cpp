@@ -31,12 +31,12 @@ Status write_solved_table(const std::filesystem::path& path, const SolvedTable& 
   info.positions_per_side = table.scheme.size();
   info.generator = generator;
   info.created = created;
-  std::vector<formats::SlotFreedom> freedom;
+  StoredSide stored;
   auto encoder = [&]() -> Result<formats::TableEncoder> {
     if (write.format_version < 3) return formats::TableEncoder::create(info, table.values[0], table.values[1], write);
-    const Color side = choose_stored_side(table, subtables, write, arena);
-    freedom = slot_freedom(table, side, subtables, arena);
-    return formats::TableEncoder::create(info, formats::OneSide{side, table.values[index_of(side)], freedom}, write);
+    stored = choose_stored_side(table, subtables, arena);
+    const formats::OneSide one{stored.side, table.values[index_of(stored.side)], stored.freedom};
+    return formats::TableEncoder::create(info, one, write);
   }();
   if (!encoder) return encoder.error();
   // One task per block: each block's bytes depend on that block alone, so any thread count

@@ -138,7 +138,7 @@ int measure_sides(const std::string& dir, const std::vector<gen::Material>& want
         bytes[side][resolved] = b ? b->size() : 0;
       });
     });
-    const chess::Color pick = gen::choose_stored_side(t, set, options, arena);
+    const chess::Color pick = gen::choose_stored_side(t, set, arena).side;
     const int p = index_of(pick);
     const int best = bytes[1][1] < bytes[0][1] ? 1 : 0;
     picked_total += bytes[p][1];
