@@ -25,7 +25,10 @@ void for_chunks(tbb::task_arena& arena, std::uint64_t n, F&& f) {
 
 SlotFreedom freedom_of(const TableSet& subtables, const Board& b, DtmValue exact) {
   const Conversions conv = conversions_of(subtables, b);
-  if (!conv.any_move) return SlotFreedom::kAny;
+  // Mate and stalemate: the reader sees them on the board; storing a value no better than the
+  // true one keeps "stored <= exact" on every legal slot, which lets readers bound a position's
+  // value by its stored value alone (probe/tablebase.cpp prunes its one-ply search with it).
+  if (!conv.any_move) return SlotFreedom::kNoBetter;
   return conv.best && *conv.best == exact ? SlotFreedom::kNoBetter : SlotFreedom::kExact;
 }
 

@@ -44,8 +44,9 @@ template <class Probe>
 }
 
 // The writer's freedom for each slot of `side` in `table` (exact values, both sides, as the
-// solver gives them): kAny for illegal slots, checkmate and stalemate; kNoBetter where the value
-// equals the best conversion; else kExact. Parallel in `arena`; same result for any arena size.
+// solver gives them): kAny for illegal slots; kNoBetter for checkmate, stalemate and where the
+// value equals the best conversion; else kExact. So a legal slot's stored value is never better
+// than its exact value. Parallel in `arena`; same result for any arena size.
 [[nodiscard]] std::vector<formats::SlotFreedom> slot_freedom(const SolvedTable& table, chess::Color side,
                                                              const TableSet& subtables, tbb::task_arena& arena);
 

@@ -1,6 +1,8 @@
 #include "probe/tablebase.h"
 
 #include <algorithm>
+#include <array>
+#include <cassert>
 #include <atomic>
 #include <map>
 #include <mutex>
@@ -214,35 +216,66 @@ struct Tablebase::Impl {
   Result<DtmValue> table_value(const Table& t, const Board& b) const {
     if (t.stored_side < 0 || index_of(b.side) == t.stored_side) return exact_value(t, b);
     if (t.symmetric) return exact_value(t, gen::color_flipped(b));
+    // Captures, promotions and double pushes are valued exactly. A quiet move's child is a stored
+    // position whose stored value is never better for its side than its exact value (the writer
+    // guarantees it), so back_up(stored) bounds what the move is worth to b: children are
+    // resolved best bound first, until no bound can beat the best value found.
+    struct Quiet {
+      Board child;
+      std::uint64_t index;
+      DtmValue stored;
+      int bound;
+    };
+    std::array<Quiet, 256> quiet;
+    std::size_t quiet_count = 0;
     std::optional<DtmValue> best;
     std::optional<Error> error;
-    gen::for_each_legal_move(b, [&](const Board& child, const gen::MoveInfo& mi) {
-      if (error) return;
-      // Quiet moves and double pushes stay in t (stored side); conversions leave it.
-      auto v = mi.kind == gen::MoveKind::kDoublePush ? probe(child, mi.ep_square) : probe_board(child);
+    auto consider = [&](const Result<DtmValue>& v) {
       if (!v) {
-        error = v.error();
+        if (!error) error = v.error();
         return;
       }
       const DtmValue backed = gen::back_up(*v);
       best = best ? gen::better_of(*best, backed) : backed;
+    };
+    gen::for_each_legal_move(b, [&](const Board& child, const gen::MoveInfo& mi) {
+      if (error) return;
+      if (mi.kind == gen::MoveKind::kConversion) return consider(probe_board(child));
+      if (mi.kind == gen::MoveKind::kDoublePush) return consider(probe(child, mi.ep_square));
+      const std::uint64_t index = t.scheme->encode(child);
+      auto stored = read(t, child.side, index);
+      if (!stored) return consider(stored);
+      assert(quiet_count < quiet.size());
+      quiet[quiet_count++] = {child, index, *stored, gen::preference(gen::back_up(*stored))};
     });
+    if (error) return *error;
+    std::sort(quiet.begin(), quiet.begin() + std::ptrdiff_t(quiet_count),
+              [](const Quiet& x, const Quiet& y) { return x.bound > y.bound; });
+    for (std::size_t i = 0; i < quiet_count && !error; ++i) {
+      if (best && gen::preference(*best) >= quiet[i].bound) break;
+      consider(resolve(t, quiet[i].child, quiet[i].index, quiet[i].stored));
+    }
     if (error) return *error;
     if (best) return *best;
     return gen::in_check(b) ? DtmValue::loss_in_plies(0) : DtmValue::draw();
   }
 
-  // The one place that knows how a stored value becomes the exact value of a position of the
-  // stored side: as stored, or (capture-resolved files) better_of(stored, best capture or
-  // promotion), with checkmate and stalemate taken from the board.
+  // The exact value of a position of the stored side.
   Result<DtmValue> exact_value(const Table& t, const Board& b) const {
     const std::uint64_t index = t.scheme->encode(b);
     auto stored = read(t, b.side, index);
     if (!stored) return stored;
-    if (Status st = check_not_illegal(t, *stored, b, index); !st) return st.error();
+    return resolve(t, b, index, *stored);
+  }
+
+  // The one place that knows how a stored value becomes the exact value of a position of the
+  // stored side: as stored, or (capture-resolved files) better_of(stored, best capture or
+  // promotion), with checkmate and stalemate taken from the board.
+  Result<DtmValue> resolve(const Table& t, const Board& b, std::uint64_t index, DtmValue stored) const {
+    if (Status st = check_not_illegal(t, stored, b, index); !st) return st.error();
     if (!t.resolved) return stored;
     bool any_move = false;
-    DtmValue value = *stored;
+    DtmValue value = stored;
     std::optional<Error> error;
     gen::for_each_legal_move(b, [&](const Board& child, const gen::MoveInfo& mi) {
       any_move = true;
