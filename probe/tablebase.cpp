@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <array>
-#include <cassert>
 #include <atomic>
 #include <map>
 #include <mutex>
@@ -245,7 +244,7 @@ struct Tablebase::Impl {
       const std::uint64_t index = t.scheme->encode(child);
       auto stored = read(t, child.side, index);
       if (!stored) return consider(stored);
-      assert(quiet_count < quiet.size());
+      if (quiet_count == quiet.size()) return consider(resolve(t, child, index, *stored));  // no room: no pruning
       quiet[quiet_count++] = {child, index, *stored, gen::preference(gen::back_up(*stored))};
     });
     if (error) return *error;
