@@ -5,6 +5,7 @@
 
 #include "cli/common.h"
 #include "cli/json.h"
+#include "formats/table_file.h"
 #include "gen/run.h"
 #include "gen/stats.h"
 
@@ -31,8 +32,15 @@ int run_stats(const StatsOptions& o) {
     material = m->normalized();
     path = gen::table_path(o.dir, material);
   }
+  // A version-3 file stores one side: the other is rebuilt from the tables it converts into.
+  tbb::task_arena arena;
   gen::TableSet tables;
-  if (Status st = tables.load(path, material); !st) return report(st.error());
+  auto file = formats::TableFile::open(path);
+  if (!file) return report(file.error());
+  if (file->format_version() >= 3)
+    for (const gen::Material& dep : material.conversions())
+      if (Status st = tables.load_with_dependencies(path.parent_path(), dep, arena); !st) return report(st.error());
+  if (Status st = tables.load(path, material, arena); !st) return report(st.error());
   const gen::TableStats s = gen::compute_stats(*tables.find(material));
   const char* names[2] = {"white", "black"};
   if (o.json) {

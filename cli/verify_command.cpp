@@ -62,11 +62,10 @@ bool verify_file(const std::filesystem::path& path, tbb::task_arena& arena) {
   auto material = gen::Material::parse(file->info().material);
   if (!material) return fail("header material: " + material.error().message);
   gen::TableSet tables;
-  if (Status st = tables.load(path, *material); !st) return fail(st.error().message);
-  for (const gen::Material& dep : material->conversions()) {
-    const auto dep_path = gen::table_path(path.parent_path(), dep);
-    if (Status st = tables.load(dep_path, dep); !st) return fail("needs " + dep.name() + ": " + st.error().message);
-  }
+  for (const gen::Material& dep : material->conversions())
+    if (Status st = tables.load_with_dependencies(path.parent_path(), dep, arena); !st)
+      return fail("needs " + dep.name() + ": " + st.error().message);
+  if (Status st = tables.load(path, *material, arena); !st) return fail(st.error().message);
   const auto report = gen::check_consistency(*tables.find(*material), tables, arena);
   if (report.failed)
     return fail(std::to_string(report.failed) + " of " + std::to_string(report.checked) +

@@ -56,4 +56,12 @@ class DtmValue {
   std::uint16_t raw_ = 0xFFFF;
 };
 
+// Ordering of values for the side to move, higher is better: fast wins, slow wins, draws, slow
+// losses, fast losses (the illegal marker ranks as a draw: callers never compare it).
+[[nodiscard]] constexpr int preference_of(DtmValue v) {
+  if (v.is_win()) return 1000000 - v.plies();
+  if (v.is_loss()) return -1000000 + v.plies();
+  return 0;
+}
+
 }  // namespace tbkit::formats

@@ -1,5 +1,6 @@
-// Table files: one material's DTM values for both sides to move, in independently zstd-compressed
-// blocks with checksums (layout: docs/formats/table.md).
+// Table files: one material's DTM values, in independently compressed blocks with checksums
+// (layout: docs/formats/table.md). Versions 1 and 2 hold both sides to move; version 3 holds one,
+// optionally capture-resolved (the reader's obligations are in the doc, "Format version 3").
 #pragma once
 
 #include <cstddef>
@@ -49,7 +50,24 @@ struct TableWriteOptions {
   SymbolOrder symbol_order = SymbolOrder::kFrequency;
   bool fill_illegal = true;              // store illegal slots as the previous value's symbol
   bool wide_symbols = false;             // force 16-bit symbols (for measurements)
-  std::uint32_t format_version = 2;      // 1 writes the previous format (zstd only; for golden files)
+  std::uint32_t format_version = 2;      // both sides: 2, or 1 (zstd only; for golden files). OneSide: always 3
+};
+
+// How freely the writer may choose the stored value of one slot (format version 3).
+enum class SlotFreedom : std::uint8_t {
+  kExact,     // store the value as given
+  kNoBetter,  // capture-resolved: any value no better for the side to move than the one given
+  kAny,       // any value (checkmate, stalemate: the reader answers those without the table)
+};
+
+// The one side to move a version-3 file stores. `freedom` is empty (every legal value exact: the
+// file's value_encoding is 1) or holds one entry per value (value_encoding 2, capture-resolved:
+// the reader must take better_of(stored, best capture or promotion), docs/formats/table.md).
+// Illegal slots (DtmValue::illegal()) are free whatever `freedom` says.
+struct OneSide {
+  chess::Color side = chess::Color::kWhite;
+  std::span<const DtmValue> values;
+  std::span<const SlotFreedom> freedom;
 };
 
 // Writes a table file: both spans hold info.positions_per_side values (DtmValue::illegal() for
@@ -61,10 +79,16 @@ struct TableWriteOptions {
                                       std::span<const DtmValue> black_to_move,
                                       const TableWriteOptions& options = {});
 
+// Format version 3: one side to move (options.format_version is ignored). Errors as above.
+[[nodiscard]] Status write_table_file(const std::filesystem::path& path, const TableInfo& info, const OneSide& side,
+                                      const TableWriteOptions& options = {});
+
 // Same, into memory (the bytes the file would hold).
 [[nodiscard]] Result<std::vector<std::byte>> encode_table(const TableInfo& info,
                                                           std::span<const DtmValue> white_to_move,
                                                           std::span<const DtmValue> black_to_move,
+                                                          const TableWriteOptions& options = {});
+[[nodiscard]] Result<std::vector<std::byte>> encode_table(const TableInfo& info, const OneSide& side,
                                                           const TableWriteOptions& options = {});
 
 // The writer in steps, for callers that compress blocks in parallel (gen/ does, with TBB):
@@ -76,6 +100,9 @@ class TableEncoder {
  public:
   [[nodiscard]] static Result<TableEncoder> create(const TableInfo& info, std::span<const DtmValue> white_to_move,
                                                    std::span<const DtmValue> black_to_move,
+                                                   const TableWriteOptions& options = {});
+  // Version 3 (one side); the spans must outlive the encoder.
+  [[nodiscard]] static Result<TableEncoder> create(const TableInfo& info, const OneSide& side,
                                                    const TableWriteOptions& options = {});
   [[nodiscard]] std::uint64_t block_count() const;
   // Block k's compressed bytes (blocks: white to move first, each side in index order).
@@ -108,10 +135,19 @@ class TableFile {
   [[nodiscard]] const TableInfo& info() const;
   [[nodiscard]] const std::string& name() const;
 
-  // The value of position `index` with `side_to_move` to move. Decompresses one block after
-  // checking its checksum. Errors: kInvalidArgument (index out of range), kCorrupt (block checksum,
-  // decompression, size or symbol out of range; message names file, offset and block).
-  // For an index the generator marked illegal the result is unspecified (any value).
+  // Whether the file stores the values of `side_to_move` (versions 1 and 2: both sides; version 3:
+  // stored_side() only).
+  [[nodiscard]] bool stores(chess::Color side_to_move) const;
+  [[nodiscard]] chess::Color stored_side() const;  // version 3; White for versions 1 and 2
+  // Version 3 with value_encoding 2: a stored value is exact only after better_of(stored, best
+  // capture or promotion); mate and stalemate slots hold any value.
+  [[nodiscard]] bool capture_resolved() const;
+
+  // The stored value of position `index` with `side_to_move` to move. Decompresses one block
+  // after checking its checksum. Errors: kInvalidArgument (index out of range, or a side the file
+  // does not store), kCorrupt (block checksum, decompression, size or symbol out of range; message
+  // names file, offset and block). For an index the generator marked illegal the result is
+  // unspecified (any value); so is, in a capture-resolved file, the raw value before resolution.
   [[nodiscard]] Result<DtmValue> value(chess::Color side_to_move, std::uint64_t index) const;
 
   // Values [first, first + count) for one side, decompressing each block once. Errors as value().

@@ -63,12 +63,13 @@ std::array<std::byte, kHeaderSize> encode_header(const Header& h) {
   store_le<std::uint64_t>(&b[kOffPositions], h.info.positions_per_side);
   store_le<std::uint64_t>(&b[kOffFileSize], h.file_size);
   store_le<std::uint32_t>(&b[kOffIndexScheme], h.info.index_scheme);
-  store_le<std::uint32_t>(&b[kOffValueEncoding], kValueEncodingDtm16);
+  store_le<std::uint32_t>(&b[kOffValueEncoding], h.value_encoding);
   store_le<std::uint32_t>(&b[kOffBlockValues], h.block_values);
   store_le<std::uint32_t>(&b[kOffSymbolCount], h.symbol_count);
   b[kOffSymbolWidth] = std::byte{h.symbol_width};
   b[kOffChecksumType] = std::byte{kChecksumCrc32c};
   if (h.version >= 2) b[kOffCodec] = std::byte{h.codec};
+  if (h.version >= 3) b[kOffStoredSide] = std::byte{h.stored_side};
   store_le<std::uint32_t>(&b[kOffDictionarySize], h.dictionary_size);
   store_le<std::uint64_t>(&b[kOffBlockCount], h.block_count);
   store_le<std::uint32_t>(&b[kOffMetadataChecksum], h.metadata_checksum);
@@ -106,7 +107,8 @@ Result<Header> decode_header(std::span<const std::byte> bytes, std::uint64_t act
   if (h.info.positions_per_side == 0 || h.info.positions_per_side > kMaxPositionsPerSide)
     return corrupt(name, kOffPositions, "positions_per_side", "must be 1..2^40");
   h.info.index_scheme = load_le<std::uint32_t>(p + kOffIndexScheme);
-  if (load_le<std::uint32_t>(p + kOffValueEncoding) != kValueEncodingDtm16)
+  h.value_encoding = load_le<std::uint32_t>(p + kOffValueEncoding);
+  if (h.value_encoding != kValueEncodingDtm16 && (version < 3 || h.value_encoding != kValueEncodingResolved))
     return corrupt(name, kOffValueEncoding, "value_encoding", "unknown value encoding");
   h.symbol_count = load_le<std::uint32_t>(p + kOffSymbolCount);
   if (h.symbol_count == 0 || h.symbol_count > 65536) return corrupt(name, kOffSymbolCount, "symbol_count", "must be 1..65536");
@@ -126,17 +128,21 @@ Result<Header> decode_header(std::span<const std::byte> bytes, std::uint64_t act
   } else {
     h.codec = std::uint8_t(p[kOffCodec]);
     if (h.codec != kCodecZstd && h.codec != kCodecLzma2) return corrupt(name, kOffCodec, "codec", "unknown block codec");
-    if (p[kOffReserved] != std::byte{0}) return corrupt(name, kOffReserved, "reserved", "must be zero");
+    if (version == 2 && p[kOffReserved] != std::byte{0}) return corrupt(name, kOffReserved, "reserved", "must be zero");
+    if (version >= 3) {
+      h.stored_side = std::uint8_t(p[kOffStoredSide]);
+      if (h.stored_side > 1) return corrupt(name, kOffStoredSide, "stored_side", "must be 0 (white) or 1 (black)");
+    }
   }
   h.dictionary_size = load_le<std::uint32_t>(p + kOffDictionarySize);
   if (h.dictionary_size > kMaxDictionaryBytes) return corrupt(name, kOffDictionarySize, "dictionary_size", "over 4 MiB");
   if (h.dictionary_size > 0 && h.codec != kCodecZstd)
     return corrupt(name, kOffDictionarySize, "dictionary_size", "a dictionary needs the zstd codec");
   h.block_count = load_le<std::uint64_t>(p + kOffBlockCount);
-  if (h.block_count != 2 * h.blocks_per_side())
+  if (h.block_count != std::uint64_t(h.sides()) * h.blocks_per_side())
     return corrupt(name, kOffBlockCount, "block_count",
                    "is " + std::to_string(h.block_count) + ", positions and block size give " +
-                       std::to_string(2 * h.blocks_per_side()));
+                       std::to_string(std::uint64_t(h.sides()) * h.blocks_per_side()));
   h.metadata_checksum = load_le<std::uint32_t>(p + kOffMetadataChecksum);
   h.file_size = load_le<std::uint64_t>(p + kOffFileSize);
   if (h.file_size != actual_size)

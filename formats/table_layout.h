@@ -15,10 +15,11 @@ namespace tbkit::formats::layout {
 
 inline constexpr std::array<std::byte, 8> kMagic = {std::byte{'T'}, std::byte{'B'}, std::byte{'K'}, std::byte{'D'},
                                                     std::byte{'T'}, std::byte{'M'}, std::byte{0x0D}, std::byte{0x0A}};
-inline constexpr std::uint32_t kVersion = 2;        // written
+inline constexpr std::uint32_t kVersion = 3;        // newest written and read
 inline constexpr std::uint32_t kOldestVersion = 1;  // oldest still read
 inline constexpr std::uint32_t kHeaderSize = 128;
 inline constexpr std::uint32_t kValueEncodingDtm16 = 1;  // DtmValue raw values, moves to mate
+inline constexpr std::uint32_t kValueEncodingResolved = 2;  // version 3: capture-resolved DtmValues
 inline constexpr std::uint8_t kChecksumCrc32c = 1;
 inline constexpr std::uint8_t kCodecZstd = 1;   // version 2 `codec`; version 1 files are all zstd
 inline constexpr std::uint8_t kCodecLzma2 = 2;
@@ -47,6 +48,7 @@ inline constexpr std::size_t kOffSymbolWidth = 104;
 inline constexpr std::size_t kOffChecksumType = 105;
 inline constexpr std::size_t kOffCodec = 106;     // version 2; part of `reserved` (zero) in version 1
 inline constexpr std::size_t kOffReserved = 107;  // version 2: one zero byte (version 1: two, 106..107)
+inline constexpr std::size_t kOffStoredSide = 107;  // version 3: 0 = white to move stored, 1 = black
 inline constexpr std::size_t kOffDictionarySize = 108;
 inline constexpr std::size_t kOffBlockCount = 112;
 inline constexpr std::size_t kOffMetadataChecksum = 120;
@@ -56,16 +58,23 @@ struct Header {
   TableInfo info;
   std::uint32_t version = kVersion;
   std::uint8_t codec = kCodecZstd;
+  std::uint32_t value_encoding = kValueEncodingDtm16;
+  std::uint8_t stored_side = 0;     // version 3: index_of(Color) of the one stored side
   std::uint64_t file_size = 0;
   std::uint32_t block_values = 0;   // values per block (the last block of a side may hold fewer)
   std::uint32_t symbol_count = 0;
   std::uint8_t symbol_width = 1;    // bytes per symbol: 1 or 2
   std::uint32_t dictionary_size = 0;
-  std::uint64_t block_count = 0;    // both sides
+  std::uint64_t block_count = 0;    // sides() * blocks_per_side()
   std::uint32_t metadata_checksum = 0;
 
   [[nodiscard]] std::uint64_t blocks_per_side() const {
     return (info.positions_per_side + block_values - 1) / block_values;
+  }
+  [[nodiscard]] int sides() const { return version >= 3 ? 1 : 2; }
+  // The side to move of block b's values.
+  [[nodiscard]] int block_side(std::uint64_t block) const {
+    return version >= 3 ? stored_side : int(block / blocks_per_side());
   }
   [[nodiscard]] std::uint64_t symbol_table_offset() const { return kHeaderSize; }
   [[nodiscard]] std::uint64_t dictionary_offset() const { return kHeaderSize + 2ULL * symbol_count; }

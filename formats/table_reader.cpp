@@ -58,7 +58,7 @@ struct TableFile::Impl {
 
   // "block 23, black to move, from index 2816", for messages.
   [[nodiscard]] std::string block_name(std::uint64_t block) const {
-    const bool black = block >= header.blocks_per_side();
+    const bool black = header.block_side(block) == 1;
     return "block " + std::to_string(block) + ", " + (black ? "black" : "white") + " to move, from index " +
            std::to_string((block % header.blocks_per_side()) * header.block_values);
   }
@@ -192,6 +192,11 @@ std::uint32_t TableFile::values_per_block() const { return impl_->header.block_v
 std::uint32_t TableFile::symbol_count() const { return impl_->header.symbol_count; }
 std::uint32_t TableFile::dictionary_size() const { return impl_->header.dictionary_size; }
 std::uint32_t TableFile::format_version() const { return impl_->header.version; }
+bool TableFile::stores(chess::Color side_to_move) const {
+  return impl_->header.sides() == 2 || impl_->header.stored_side == index_of(side_to_move);
+}
+chess::Color TableFile::stored_side() const { return chess::Color(impl_->header.stored_side); }
+bool TableFile::capture_resolved() const { return impl_->header.value_encoding == layout::kValueEncodingResolved; }
 BlockCodec TableFile::codec() const {
   return impl_->header.codec == layout::kCodecLzma2 ? BlockCodec::kLzma2 : BlockCodec::kZstd;
 }
@@ -209,11 +214,15 @@ Result<std::vector<DtmValue>> TableFile::values(chess::Color side_to_move, std::
     return make_error(ErrorCode::kInvalidArgument, im.name + ": index range [" + std::to_string(first) + ", " +
                                                        std::to_string(first + count) + ") outside 0.." +
                                                        std::to_string(n));
+  if (!stores(side_to_move))
+    return make_error(ErrorCode::kInvalidArgument, im.name + ": stores only " +
+                                                       (im.header.stored_side == 0 ? "white" : "black") + " to move");
   std::vector<DtmValue> out;
   out.reserve(count);
   Impl::Scratch s = im.acquire();
   Status st;
-  const std::uint64_t side_base = side_to_move == chess::Color::kWhite ? 0 : im.header.blocks_per_side();
+  const std::uint64_t side_base =
+      im.header.sides() == 1 || side_to_move == chess::Color::kWhite ? 0 : im.header.blocks_per_side();
   for (std::uint64_t i = first; i < first + count && st;) {
     const std::uint64_t block = side_base + i / im.header.block_values;
     st = im.decode_block(block, s);

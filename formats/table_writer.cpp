@@ -31,11 +31,14 @@ struct Symbols {
   std::vector<std::uint16_t> code_of = std::vector<std::uint16_t>(65536, 0);
 };
 
-Symbols build_symbols(std::span<const DtmValue> w, std::span<const DtmValue> b, const TableWriteOptions& opt) {
+// Counts the values to code: every slot's value except free ones (illegal slots when filling,
+// kAny slots), which take a neighbour's symbol.
+Symbols build_symbols(std::span<const std::span<const DtmValue>> sides, std::span<const SlotFreedom> freedom,
+                      const TableWriteOptions& opt) {
   std::vector<std::uint64_t> counts(65536, 0);
-  for (auto side : {w, b})
-    for (DtmValue v : side) ++counts[v.raw()];
-  // With filling, illegal slots take a neighbour's symbol and need no code of their own.
+  for (auto side : sides)
+    for (std::size_t i = 0; i < side.size(); ++i)
+      if (freedom.empty() || freedom[i] != SlotFreedom::kAny) ++counts[side[i].raw()];
   if (opt.fill_illegal) counts[0xFFFF] = 0;
   Symbols s;
   for (std::uint32_t raw = 0; raw < 65536; ++raw)
@@ -49,13 +52,23 @@ Symbols build_symbols(std::span<const DtmValue> w, std::span<const DtmValue> b, 
 }
 
 // Codes one block of a side into `out` (width bytes per value). `previous` carries the last
-// legal value's code from block to block for filling.
-void code_block(std::span<const DtmValue> values, const Symbols& s, int width, bool fill,
-                std::uint16_t& previous, std::vector<std::byte>& out) {
+// stored code from slot to slot for filling: a free slot repeats it, and a capture-resolved slot
+// (freedom kNoBetter) repeats it when its value is no better than the slot's own.
+void code_block(std::span<const DtmValue> values, std::span<const SlotFreedom> freedom, const Symbols& s, int width,
+                bool fill, std::uint16_t& previous, std::vector<std::byte>& out) {
   out.resize(values.size() * std::size_t(width));
   for (std::size_t i = 0; i < values.size(); ++i) {
+    const DtmValue v = values[i];
+    const SlotFreedom f = freedom.empty() ? SlotFreedom::kExact : freedom[i];
     std::uint16_t code = previous;
-    if (!(fill && values[i].is_illegal())) code = previous = s.code_of[values[i].raw()];
+    if (fill && (v.is_illegal() || f == SlotFreedom::kAny)) {
+      // keep the previous code
+    } else if (f == SlotFreedom::kNoBetter &&
+               preference_of(DtmValue::from_raw(s.values[previous])) <= preference_of(v)) {
+      // the previous value is allowed here
+    } else {
+      code = previous = s.code_of[v.raw()];
+    }
     if (width == 1) out[i] = std::byte(code);
     else store_le<std::uint16_t>(&out[2 * i], code);
   }
@@ -65,7 +78,7 @@ Status check_options(const TableWriteOptions& o) {
   if (o.block_bytes < layout::kMinBlockBytes || o.block_bytes > layout::kMaxBlockBytes)
     return make_error(ErrorCode::kInvalidArgument, "table options: block_bytes must be 256..1048576");
   if (o.format_version < layout::kOldestVersion || o.format_version > layout::kVersion)
-    return make_error(ErrorCode::kInvalidArgument, "table options: format_version must be 1 or 2");
+    return make_error(ErrorCode::kInvalidArgument, "table options: format_version must be 1, 2 or 3");
   if (o.codec == BlockCodec::kLzma2 && o.format_version < 2)
     return make_error(ErrorCode::kInvalidArgument, "table options: LZMA2 blocks need format version 2");
   const bool zstd = o.codec == BlockCodec::kZstd;
@@ -80,20 +93,20 @@ Status check_options(const TableWriteOptions& o) {
 
 // Trains a dictionary on up to 256 blocks spread over the table; empty when training fails
 // (e.g. too little data), in which case the file simply has none.
-std::vector<std::byte> train_dictionary(std::span<const DtmValue> w, std::span<const DtmValue> b, const Symbols& s,
+std::vector<std::byte> train_dictionary(std::span<const std::span<const DtmValue>> sides, const Symbols& s,
                                         const Header& h, const TableWriteOptions& opt) {
   const std::uint64_t per_side = h.blocks_per_side();
-  const std::uint64_t total = 2 * per_side;
+  const std::uint64_t total = h.block_count;
   const std::uint64_t samples = std::min<std::uint64_t>(total, 256);
   std::vector<std::byte> joined, block;
   std::vector<std::size_t> sizes;
   for (std::uint64_t k = 0; k < samples; ++k) {
     const std::uint64_t blk = k * total / samples;
-    auto side = blk < per_side ? w : b;
+    auto side = sides[blk / per_side];
     const std::uint64_t first = (blk % per_side) * h.block_values;
     const auto count = std::min<std::uint64_t>(h.block_values, side.size() - first);
     std::uint16_t previous = 0;
-    code_block(side.subspan(first, count), s, h.symbol_width, opt.fill_illegal, previous, block);
+    code_block(side.subspan(first, count), {}, s, h.symbol_width, opt.fill_illegal, previous, block);
     joined.insert(joined.end(), block.begin(), block.end());
     sizes.push_back(block.size());
   }
@@ -126,7 +139,8 @@ std::uint16_t previous_code(std::span<const DtmValue> side, std::uint64_t first,
 }  // namespace
 
 struct TableEncoder::Impl {
-  std::span<const DtmValue> sides[2];
+  std::vector<std::span<const DtmValue>> sides;  // the stored sides, in block order
+  std::span<const SlotFreedom> freedom;          // version 3: per slot of sides[0], or empty
   TableWriteOptions options;
   Symbols symbols;
   Header header;
@@ -134,33 +148,60 @@ struct TableEncoder::Impl {
   std::unique_ptr<ZSTD_CDict, CDictDeleter> cdict;
 };
 
+namespace {
+
+Status fill_encoder(TableEncoder::Impl& im, const TableInfo& info) {
+  const TableWriteOptions& options = im.options;
+  im.symbols = build_symbols(im.sides, im.freedom, options);
+  Header& h = im.header;
+  h.info = info;
+  h.version = options.format_version;
+  h.codec = options.codec == BlockCodec::kZstd ? layout::kCodecZstd : layout::kCodecLzma2;
+  h.symbol_count = std::uint32_t(im.symbols.values.size());
+  h.symbol_width = (h.symbol_count <= 256 && !options.wide_symbols) ? 1 : 2;
+  h.block_values = options.block_bytes / h.symbol_width;
+  h.block_count = std::uint64_t(h.sides()) * h.blocks_per_side();
+  if (options.dictionary_bytes > 0) im.dictionary = train_dictionary(im.sides, im.symbols, h, options);
+  h.dictionary_size = std::uint32_t(im.dictionary.size());
+  if (!im.dictionary.empty()) {
+    im.cdict.reset(ZSTD_createCDict(im.dictionary.data(), im.dictionary.size(), options.compression_level));
+    if (!im.cdict) return make_error(ErrorCode::kIo, "zstd: cannot create the dictionary");
+  }
+  return {};
+}
+
+}  // namespace
+
 Result<TableEncoder> TableEncoder::create(const TableInfo& info, std::span<const DtmValue> white_to_move,
                                           std::span<const DtmValue> black_to_move, const TableWriteOptions& options) {
   if (auto st = layout::check_info(info); !st) return st.error();
   if (auto st = check_options(options); !st) return st.error();
+  if (options.format_version >= 3)
+    return make_error(ErrorCode::kInvalidArgument, "table options: format version 3 stores one side (the OneSide overloads)");
   if (white_to_move.size() != info.positions_per_side || black_to_move.size() != info.positions_per_side)
     return make_error(ErrorCode::kInvalidArgument, "table values: each side needs positions_per_side values");
-
   auto impl = std::make_shared<Impl>();
-  impl->sides[0] = white_to_move;
-  impl->sides[1] = black_to_move;
+  impl->sides = {white_to_move, black_to_move};
   impl->options = options;
-  impl->symbols = build_symbols(white_to_move, black_to_move, options);
-  Header& h = impl->header;
-  h.info = info;
-  h.version = options.format_version;
-  h.codec = options.codec == BlockCodec::kZstd ? layout::kCodecZstd : layout::kCodecLzma2;
-  h.symbol_count = std::uint32_t(impl->symbols.values.size());
-  h.symbol_width = (h.symbol_count <= 256 && !options.wide_symbols) ? 1 : 2;
-  h.block_values = options.block_bytes / h.symbol_width;
-  h.block_count = 2 * h.blocks_per_side();
-  if (options.dictionary_bytes > 0)
-    impl->dictionary = train_dictionary(white_to_move, black_to_move, impl->symbols, h, options);
-  h.dictionary_size = std::uint32_t(impl->dictionary.size());
-  if (!impl->dictionary.empty()) {
-    impl->cdict.reset(ZSTD_createCDict(impl->dictionary.data(), impl->dictionary.size(), options.compression_level));
-    if (!impl->cdict) return make_error(ErrorCode::kIo, "zstd: cannot create the dictionary");
-  }
+  if (Status st = fill_encoder(*impl, info); !st) return st.error();
+  return TableEncoder(std::move(impl));
+}
+
+Result<TableEncoder> TableEncoder::create(const TableInfo& info, const OneSide& side, const TableWriteOptions& options) {
+  if (auto st = layout::check_info(info); !st) return st.error();
+  if (auto st = check_options(options); !st) return st.error();
+  if (side.values.size() != info.positions_per_side)
+    return make_error(ErrorCode::kInvalidArgument, "table values: the side needs positions_per_side values");
+  if (!side.freedom.empty() && side.freedom.size() != side.values.size())
+    return make_error(ErrorCode::kInvalidArgument, "table values: freedom needs one entry per value");
+  auto impl = std::make_shared<Impl>();
+  impl->sides = {side.values};
+  impl->freedom = side.freedom;
+  impl->options = options;
+  impl->options.format_version = 3;
+  impl->header.stored_side = std::uint8_t(index_of(side.side));
+  impl->header.value_encoding = side.freedom.empty() ? layout::kValueEncodingDtm16 : layout::kValueEncodingResolved;
+  if (Status st = fill_encoder(*impl, info); !st) return st.error();
   return TableEncoder(std::move(impl));
 }
 
@@ -173,9 +214,12 @@ Result<std::vector<std::byte>> TableEncoder::encode_block(std::uint64_t block) c
   const auto side = im.sides[block / h.blocks_per_side()];
   const std::uint64_t first = (block % h.blocks_per_side()) * h.block_values;
   const auto count = std::min<std::uint64_t>(h.block_values, side.size() - first);
-  std::uint16_t previous = previous_code(side, first, im.symbols, im.options.fill_illegal);
+  // Version 3 starts every block's fill afresh (from code 0), so a block's bytes depend on its
+  // own slots only; versions 1 and 2 continue from the last legal value before the block.
+  std::uint16_t previous = h.version >= 3 ? 0 : previous_code(side, first, im.symbols, im.options.fill_illegal);
+  const auto freedom = im.freedom.empty() ? im.freedom : im.freedom.subspan(first, count);
   std::vector<std::byte> raw, out;
-  code_block(side.subspan(first, count), im.symbols, h.symbol_width, im.options.fill_illegal, previous, raw);
+  code_block(side.subspan(first, count), freedom, im.symbols, h.symbol_width, im.options.fill_illegal, previous, raw);
   if (h.codec == layout::kCodecLzma2) {
     if (!lzma_encode_block(raw, im.options.compression_level, im.options.lzma_extreme, out))
       return make_error(ErrorCode::kIo, "lzma: cannot compress a block (out of memory?)");
@@ -224,17 +268,38 @@ Result<std::vector<std::byte>> TableEncoder::assemble(std::span<const std::vecto
   return out;
 }
 
+namespace {
+
+Result<std::vector<std::byte>> encode_all(const TableEncoder& encoder) {
+  std::vector<std::vector<std::byte>> blocks(encoder.block_count());
+  for (std::uint64_t k = 0; k < blocks.size(); ++k) {
+    auto b = encoder.encode_block(k);
+    if (!b) return b.error();
+    blocks[k] = std::move(*b);
+  }
+  return encoder.assemble(blocks);
+}
+
+}  // namespace
+
 Result<std::vector<std::byte>> encode_table(const TableInfo& info, std::span<const DtmValue> white_to_move,
                                             std::span<const DtmValue> black_to_move, const TableWriteOptions& options) {
   auto encoder = TableEncoder::create(info, white_to_move, black_to_move, options);
   if (!encoder) return encoder.error();
-  std::vector<std::vector<std::byte>> blocks(encoder->block_count());
-  for (std::uint64_t k = 0; k < blocks.size(); ++k) {
-    auto b = encoder->encode_block(k);
-    if (!b) return b.error();
-    blocks[k] = std::move(*b);
-  }
-  return encoder->assemble(blocks);
+  return encode_all(*encoder);
+}
+
+Result<std::vector<std::byte>> encode_table(const TableInfo& info, const OneSide& side, const TableWriteOptions& options) {
+  auto encoder = TableEncoder::create(info, side, options);
+  if (!encoder) return encoder.error();
+  return encode_all(*encoder);
+}
+
+Status write_table_file(const std::filesystem::path& path, const TableInfo& info, const OneSide& side,
+                        const TableWriteOptions& options) {
+  auto bytes = encode_table(info, side, options);
+  if (!bytes) return bytes.error();
+  return write_file_atomically(path, *bytes);
 }
 
 Status write_file_atomically(const std::filesystem::path& path, std::span<const std::byte> bytes) {

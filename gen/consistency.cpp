@@ -5,6 +5,7 @@
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 
+#include "gen/one_side.h"
 #include "gen/value_ops.h"
 
 namespace tbkit::gen {
@@ -13,9 +14,8 @@ DtmValue value_from_successors(const TableSet& tables, const Board& b) {
   std::optional<DtmValue> best;
   for_each_legal_move(b, [&](const Board& child, const MoveInfo& mi) {
     DtmValue reply = tables.probe(child);
-    if (mi.kind == MoveKind::kDoublePush) {
-      for_each_en_passant(child, mi.ep_square, [&](const Board& gc) { reply = better_of(reply, back_up(tables.probe(gc))); });
-    }
+    if (mi.kind == MoveKind::kDoublePush)
+      reply = with_en_passant(child, mi.ep_square, reply, [&](const Board& gc) { return tables.probe(gc); });
     const DtmValue v = back_up(reply);
     best = best ? better_of(*best, v) : v;
   });

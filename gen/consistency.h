@@ -12,8 +12,7 @@
 namespace tbkit::gen {
 
 // The value `b` must have given its successors: checkmate, stalemate, else the best backed-up
-// value over legal moves (a double push answerable en passant is worth the opponent's better
-// choice). Successors are looked up in `tables`, which must hold b's table and its conversions.
+// value over legal moves (a double push answerable en passant: gen/one_side.h, with_en_passant). Successors are looked up in `tables`, which must hold b's table and its conversions.
 [[nodiscard]] DtmValue value_from_successors(const TableSet& tables, const Board& b);
 
 struct ConsistencyReport {

@@ -83,10 +83,8 @@ Status generate_tables(const std::vector<Material>& wanted, const GenOptions& op
     // Keep in memory only the tables this one converts into; load missing ones from disk.
     const std::vector<Material> deps = m.conversions();
     loaded.retain_only(deps);
-    for (const Material& d : deps) {
-      if (loaded.contains(d)) continue;
-      if (Status st = loaded.load(table_path(opts.dir, d), d); !st) return st;
-    }
+    for (const Material& d : deps)
+      if (Status st = loaded.load_with_dependencies(opts.dir, d, arena); !st) return st;
     const auto t1 = std::chrono::steady_clock::now();
     const double c1 = cpu_seconds();
     auto solved = solve_table(m, loaded, arena, [&](const SolveProgress& p) {
@@ -96,7 +94,7 @@ Status generate_tables(const std::vector<Material>& wanted, const GenOptions& op
     const auto t2 = std::chrono::steady_clock::now();
     const double c2 = cpu_seconds();
     if (progress) progress(m, SolveProgress{"write", 0, 0, 0});
-    if (Status st = write_solved_table(path, **solved, opts.generator, opts.created, arena, opts.write); !st) return st;
+    if (Status st = write_solved_table(path, **solved, loaded, opts.generator, opts.created, arena, opts.write); !st) return st;
     const auto t3 = std::chrono::steady_clock::now();
     const double c3 = cpu_seconds();
 

@@ -26,7 +26,7 @@ struct GenOptions {
   std::uint64_t memory_limit = 0;  // bytes; 0 = no limit
   std::string generator;           // written into each file's header
   std::int64_t created = 0;        // header timestamp (SOURCE_DATE_EPOCH or 0, chosen by the caller)
-  formats::TableWriteOptions write;  // block codec, level and size (default: the smallest files)
+  formats::TableWriteOptions write = {.format_version = 3};  // default: the smallest files (v3, LZMA2)
 };
 
 struct TableSummary {
@@ -61,13 +61,16 @@ struct TableSummary {
                                      const std::function<void(const TableSummary&)>& summary);
 
 // Writes a solved table to `path` (tmp + rename), compressing its blocks in parallel in `arena`
-// (gen/table_io.cpp). The file is the same whatever the arena's size.
+// (gen/table_io.cpp). With write.format_version 3 (the default) the file stores one side,
+// capture-resolved (gen/one_side.h), so `subtables` must hold every table `table` converts into;
+// versions 1 and 2 store both sides and ignore it. The file is the same whatever the arena's size.
 [[nodiscard]] Status write_solved_table(const std::filesystem::path& path, const SolvedTable& table,
-                                        const std::string& generator, std::int64_t created, tbb::task_arena& arena,
-                                        const formats::TableWriteOptions& write = {});
+                                        const TableSet& subtables, const std::string& generator, std::int64_t created,
+                                        tbb::task_arena& arena,
+                                        const formats::TableWriteOptions& write = {.format_version = 3});
 
-// Writer settings by intent: "small" (the default: LZMA2 preset 9, 1 MiB blocks, the smallest
-// files) or "fast" (zstd level 9, 1 MiB blocks: about 10x faster to write, files ~35% larger).
+// Writer settings by intent, both format version 3: "small" (the default: LZMA2 preset 9, 1 MiB
+// blocks, the smallest files) or "fast" (zstd level 9, 1 MiB blocks: faster to write, larger).
 // Errors: kInvalidArgument for another name.
 [[nodiscard]] Result<formats::TableWriteOptions> write_options_named(std::string_view name);
 

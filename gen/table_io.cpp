@@ -2,6 +2,7 @@
 #include <tbb/parallel_for.h>
 
 #include "formats/table_file.h"
+#include "gen/one_side.h"
 #include "gen/run.h"
 #include "gen/table_set.h"
 
@@ -11,6 +12,7 @@ using namespace chess;
 
 Result<formats::TableWriteOptions> write_options_named(std::string_view name) {
   formats::TableWriteOptions o;
+  o.format_version = 3;
   if (name == "small") return o;
   if (name == "fast") {
     o.codec = formats::BlockCodec::kZstd;
@@ -20,15 +22,22 @@ Result<formats::TableWriteOptions> write_options_named(std::string_view name) {
   return make_error(ErrorCode::kInvalidArgument, "unknown compression '" + std::string(name) + "' (small or fast)");
 }
 
-Status write_solved_table(const std::filesystem::path& path, const SolvedTable& table, const std::string& generator,
-                          std::int64_t created, tbb::task_arena& arena, const formats::TableWriteOptions& write) {
+Status write_solved_table(const std::filesystem::path& path, const SolvedTable& table, const TableSet& subtables,
+                          const std::string& generator, std::int64_t created, tbb::task_arena& arena,
+                          const formats::TableWriteOptions& write) {
   formats::TableInfo info;
   info.material = table.material().name();
   info.index_scheme = table.scheme.id();
   info.positions_per_side = table.scheme.size();
   info.generator = generator;
   info.created = created;
-  auto encoder = formats::TableEncoder::create(info, table.values[0], table.values[1], write);
+  StoredSide stored;
+  auto encoder = [&]() -> Result<formats::TableEncoder> {
+    if (write.format_version < 3) return formats::TableEncoder::create(info, table.values[0], table.values[1], write);
+    stored = choose_stored_side(table, subtables, arena);
+    const formats::OneSide one{stored.side, table.values[index_of(stored.side)], stored.freedom};
+    return formats::TableEncoder::create(info, one, write);
+  }();
   if (!encoder) return encoder.error();
   // One task per block: each block's bytes depend on that block alone, so any thread count
   // gives the same file. The first error (lowest block) wins, for a deterministic message.
@@ -48,7 +57,7 @@ Status write_solved_table(const std::filesystem::path& path, const SolvedTable& 
   return formats::write_file_atomically(path, *bytes);
 }
 
-Status TableSet::load(const std::filesystem::path& path, const Material& expected) {
+Status TableSet::load(const std::filesystem::path& path, const Material& expected, tbb::task_arena& arena) {
   auto file = formats::TableFile::open(path);
   if (!file) return file.error();
   auto table = std::make_shared<SolvedTable>(expected);
@@ -59,18 +68,46 @@ Status TableSet::load(const std::filesystem::path& path, const Material& expecte
                                                std::to_string(info.index_scheme) + ", " +
                                                std::to_string(info.positions_per_side) + " positions) does not match " +
                                                expected.name());
+  const bool one_side = !file->stores(Color::kWhite) || !file->stores(Color::kBlack);
+  if (one_side || file->capture_resolved()) {
+    for (const Material& d : expected.conversions())
+      if (!contains(d))
+        return make_error(ErrorCode::kUnavailable, path.string() + ": needs " + d.name() + " loaded first");
+  }
   for (Color c : {Color::kWhite, Color::kBlack}) {
+    if (!file->stores(c)) continue;
     auto values = file->values(c, 0, info.positions_per_side);
     if (!values) return values.error();
     table->values[index_of(c)] = std::move(*values);
   }
   // Files may store anything in unused slots (formats/table_file.h); mark them illegal again.
-  Board b;
-  for (int s = 0; s < 2; ++s)
-    for (std::uint64_t i = 0; i < info.positions_per_side; ++i)
-      if (!table->scheme.decode(i, Color(s), b) || !is_legal(b)) table->values[s][i] = DtmValue::illegal();
+  const std::uint64_t n = info.positions_per_side;
+  const std::uint64_t chunks = (n + (1 << 16) - 1) >> 16;
+  arena.execute([&] {
+    tbb::parallel_for(std::uint64_t{0}, 2 * chunks, [&](std::uint64_t k) {
+      const int s = int(k / chunks);
+      auto& values = table->values[s];
+      if (values.empty()) return;
+      Board b;
+      for (std::uint64_t i = (k % chunks) << 16; i < std::min(n, ((k % chunks) + 1) << 16); ++i)
+        if (!table->scheme.decode(i, Color(s), b) || !is_legal(b)) values[i] = DtmValue::illegal();
+    });
+  });
+  if (one_side || file->capture_resolved()) expand_table(*table, file->stored_side(), file->capture_resolved(), *this, arena);
   add(std::move(table));
   return {};
+}
+
+Status TableSet::load_with_dependencies(const std::filesystem::path& dir, const Material& material, tbb::task_arena& arena) {
+  if (contains(material)) return {};
+  const std::filesystem::path path = table_path(dir, material);
+  auto file = formats::TableFile::open(path);
+  if (!file) return file.error();
+  if (file->format_version() >= 3) {
+    for (const Material& d : material.conversions())
+      if (Status st = load_with_dependencies(dir, d, arena); !st) return st;
+  }
+  return load(path, material, arena);
 }
 
 }  // namespace tbkit::gen

@@ -7,6 +7,8 @@
 #include <memory>
 #include <vector>
 
+#include <tbb/task_arena.h>
+
 #include "chess/result.h"
 #include "formats/dtm_value.h"
 #include "gen/board.h"
@@ -33,9 +35,15 @@ struct SolvedTable {
 class TableSet {
  public:
   void add(std::shared_ptr<const SolvedTable> table);
-  // Loads a table file written by write_solved_table. Errors as formats::TableFile::open/values,
-  // plus kCorrupt when the header does not match the material's index.
-  [[nodiscard]] Status load(const std::filesystem::path& path, const Material& expected);
+  // Loads a table file written by write_solved_table, both sides exact. A version-3 file (one side
+  // stored) is expanded with expand_table (gen/one_side.h), in `arena`, and needs every table it
+  // converts into already in the set (else kUnavailable naming it). Errors as
+  // formats::TableFile::open/values, plus kCorrupt when the header does not match the material.
+  [[nodiscard]] Status load(const std::filesystem::path& path, const Material& expected, tbb::task_arena& arena);
+  // Loads dir/MATERIAL.dtm, first loading from `dir` (recursively) the tables a version-3 file
+  // needs; tables already in the set are kept. Errors as load().
+  [[nodiscard]] Status load_with_dependencies(const std::filesystem::path& dir, const Material& material,
+                                              tbb::task_arena& arena);
   [[nodiscard]] const SolvedTable* find(const Material& normalized) const;
   [[nodiscard]] bool contains(const Material& normalized) const { return find(normalized) != nullptr; }
   // The value of any legal board whose table is in the set (bare kings: draw). Precondition: present.

@@ -15,11 +15,7 @@ using formats::DtmValue;
 }
 
 // Higher is better for the side to move: fast wins, then slow wins, draws, slow losses, fast losses.
-[[nodiscard]] constexpr int preference(DtmValue v) {
-  if (v.is_win()) return 1000000 - v.plies();
-  if (v.is_loss()) return -1000000 + v.plies();
-  return 0;
-}
+[[nodiscard]] constexpr int preference(DtmValue v) { return formats::preference_of(v); }
 
 [[nodiscard]] constexpr DtmValue better_of(DtmValue a, DtmValue b) { return preference(a) >= preference(b) ? a : b; }
 

@@ -1,6 +1,7 @@
 #include "probe/tablebase.h"
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <map>
 #include <mutex>
@@ -42,6 +43,9 @@ struct Table {
   std::uint64_t values_per_block = 0;
   std::uint64_t blocks_per_side = 0;
   std::uint64_t page_values = 0;
+  int stored_side = -1;      // format version 3: the one side the file stores; -1: both
+  bool resolved = false;     // capture-resolved values (better_of with the best conversion)
+  bool symmetric = false;    // the unstored side is the stored one colour-flipped
   std::uint64_t pages_per_block = 0;
   std::unique_ptr<BlockCache::PageHints[]> hints;
 };
@@ -64,17 +68,12 @@ bool board_has_move(const Board& b) {
   return any;
 }
 
-// The one place that knows how a stored value becomes the exact value of a position. Tables
-// written today store exact values. (Should a table format mark stored values as lower bounds,
-// the exact value, better_of(stored, best capture/promotion), is computed here.) `b` is the
-// board in the table's orientation. A legal position never holds the illegal marker.
-Result<DtmValue> exact_value(const Table& t, DtmValue stored, const Board& b, std::uint64_t index) {
-  (void)b;
-  if (stored.is_illegal())
-    return make_error(ErrorCode::kCorrupt, t.path.string() + ": index " + std::to_string(index) + ", " +
-                                               (b.side == Color::kWhite ? "white" : "black") +
-                                               " to move: a legal position is marked illegal");
-  return stored;
+// A legal position never holds the illegal marker (a file read back as such is damaged).
+Status check_not_illegal(const Table& t, DtmValue stored, const Board& b, std::uint64_t index) {
+  if (!stored.is_illegal()) return {};
+  return make_error(ErrorCode::kCorrupt, t.path.string() + ": index " + std::to_string(index) + ", " +
+                                             (b.side == Color::kWhite ? "white" : "black") +
+                                             " to move: a legal position is marked illegal");
 }
 
 }  // namespace
@@ -144,6 +143,9 @@ struct Tablebase::Impl {
       return;
     }
     file->advise_random_access();
+    t.stored_side = file->stores(Color::kWhite) && file->stores(Color::kBlack) ? -1 : index_of(file->stored_side());
+    t.resolved = file->capture_resolved();
+    t.symmetric = t.material.is_symmetric();
     t.positions = info.positions_per_side;
     t.values_per_block = file->values_per_block();
     t.blocks_per_side = (t.positions + t.values_per_block - 1) / t.values_per_block;
@@ -205,17 +207,85 @@ struct Tablebase::Impl {
     }
     Table& t = *tables[std::size_t(slot->table)];
     if (const Error* e = ensure_open(t)) return *e;
-    if (slot->flip) {
-      const Board f = gen::color_flipped(b);
-      const std::uint64_t index = t.scheme->encode(f);
-      auto v = read(t, f.side, index);
-      if (!v) return v;
-      return exact_value(t, *v, f, index);
+    return table_value(t, slot->flip ? gen::color_flipped(b) : b);
+  }
+
+  // The value of b (in t's orientation). Format version 3 stores one side: the other is a
+  // one-ply search (or, for a symmetric material, the stored side colour-flipped).
+  Result<DtmValue> table_value(const Table& t, const Board& b) const {
+    if (t.stored_side < 0 || index_of(b.side) == t.stored_side) return exact_value(t, b);
+    if (t.symmetric) return exact_value(t, gen::color_flipped(b));
+    // Captures, promotions and double pushes are valued exactly. A quiet move's child is a stored
+    // position whose stored value is never better for its side than its exact value (the writer
+    // guarantees it), so back_up(stored) bounds what the move is worth to b: children are
+    // resolved best bound first, until no bound can beat the best value found.
+    struct Quiet {
+      Board child;
+      std::uint64_t index;
+      DtmValue stored;
+      int bound;
+    };
+    std::array<Quiet, 256> quiet;
+    std::size_t quiet_count = 0;
+    std::optional<DtmValue> best;
+    std::optional<Error> error;
+    auto consider = [&](const Result<DtmValue>& v) {
+      if (!v) {
+        if (!error) error = v.error();
+        return;
+      }
+      const DtmValue backed = gen::back_up(*v);
+      best = best ? gen::better_of(*best, backed) : backed;
+    };
+    gen::for_each_legal_move(b, [&](const Board& child, const gen::MoveInfo& mi) {
+      if (error) return;
+      if (mi.kind == gen::MoveKind::kConversion) return consider(probe_board(child));
+      if (mi.kind == gen::MoveKind::kDoublePush) return consider(probe(child, mi.ep_square));
+      const std::uint64_t index = t.scheme->encode(child);
+      auto stored = read(t, child.side, index);
+      if (!stored) return consider(stored);
+      if (quiet_count == quiet.size()) return consider(resolve(t, child, index, *stored));  // no room: no pruning
+      quiet[quiet_count++] = {child, index, *stored, gen::preference(gen::back_up(*stored))};
+    });
+    if (error) return *error;
+    std::sort(quiet.begin(), quiet.begin() + std::ptrdiff_t(quiet_count),
+              [](const Quiet& x, const Quiet& y) { return x.bound > y.bound; });
+    for (std::size_t i = 0; i < quiet_count && !error; ++i) {
+      if (best && gen::preference(*best) >= quiet[i].bound) break;
+      consider(resolve(t, quiet[i].child, quiet[i].index, quiet[i].stored));
     }
+    if (error) return *error;
+    if (best) return *best;
+    return gen::in_check(b) ? DtmValue::loss_in_plies(0) : DtmValue::draw();
+  }
+
+  // The exact value of a position of the stored side.
+  Result<DtmValue> exact_value(const Table& t, const Board& b) const {
     const std::uint64_t index = t.scheme->encode(b);
-    auto v = read(t, b.side, index);
-    if (!v) return v;
-    return exact_value(t, *v, b, index);
+    auto stored = read(t, b.side, index);
+    if (!stored) return stored;
+    return resolve(t, b, index, *stored);
+  }
+
+  // The one place that knows how a stored value becomes the exact value of a position of the
+  // stored side: as stored, or (capture-resolved files) better_of(stored, best capture or
+  // promotion), with checkmate and stalemate taken from the board.
+  Result<DtmValue> resolve(const Table& t, const Board& b, std::uint64_t index, DtmValue stored) const {
+    if (Status st = check_not_illegal(t, stored, b, index); !st) return st.error();
+    if (!t.resolved) return stored;
+    bool any_move = false;
+    DtmValue value = stored;
+    std::optional<Error> error;
+    gen::for_each_legal_move(b, [&](const Board& child, const gen::MoveInfo& mi) {
+      any_move = true;
+      if (error || mi.kind != gen::MoveKind::kConversion) return;
+      auto v = probe_board(child);
+      if (!v) error = v.error();
+      else value = gen::better_of(value, gen::back_up(*v));
+    });
+    if (error) return *error;
+    if (!any_move) return gen::in_check(b) ? DtmValue::loss_in_plies(0) : DtmValue::draw();
+    return value;
   }
 
   Result<DtmValue> probe(const Board& b, Square ep) const {

@@ -37,7 +37,12 @@ int main(int argc, char** argv) {
   for (const auto& t : golden::golden_tables()) {
     const auto w = golden::golden_values(t, 0);
     const auto b = golden::golden_values(t, 1);
-    auto st = formats::write_table_file(root / "tests/golden" / t.file, t.info, w, b, t.options);
+    const auto freedom = golden::golden_freedoms(t);
+    auto st = t.stored_side < 0 ? formats::write_table_file(root / "tests/golden" / t.file, t.info, w, b, t.options)
+                                : formats::write_table_file(root / "tests/golden" / t.file, t.info,
+                                                            formats::OneSide{chess::Color(t.stored_side),
+                                                                             t.stored_side == 0 ? w : b, freedom},
+                                                            t.options);
     if (!st) {
       std::fprintf(stderr, "%s\n", st.error().message.c_str());
       return 3;
@@ -46,9 +51,11 @@ int main(int argc, char** argv) {
   // Damaged copies of the 8-bit golden files of both versions.
   const auto good = read_bytes(root / "tests/golden/v1-8bit.tbk");
   const auto good2 = read_bytes(root / "tests/golden/v2-lzma-8bit.tbk");
+  const auto good3 = read_bytes(root / "tests/golden/v3-lzma-resolved.tbk");
   const auto errors = root / "tests/golden-errors";
   auto variant = [&](const char* name, auto&& damage) {
-    auto bytes = std::string_view(name).starts_with("v2-") ? good2 : good;
+    const std::string_view n(name);
+    auto bytes = n.starts_with("v3-") ? good3 : n.starts_with("v2-") ? good2 : good;
     damage(bytes);
     return write_bytes(errors / name, bytes);
   };
@@ -57,7 +64,7 @@ int main(int argc, char** argv) {
   ok &= variant("truncated-header.tbk", [](auto& v) { v.resize(100); });
   ok &= variant("empty.tbk", [](auto& v) { v.clear(); });
   ok &= variant("bad-magic.tbk", [](auto& v) { v[0] = std::byte{'X'}; });
-  ok &= variant("wrong-version.tbk", [](auto& v) { formats::store_le<std::uint32_t>(&v[8], 3); });
+  ok &= variant("wrong-version.tbk", [](auto& v) { formats::store_le<std::uint32_t>(&v[8], 4); });
   ok &= variant("bad-header-checksum.tbk", [](auto& v) { v[40] = std::byte{'X'}; });  // in the generator text
   ok &= variant("bad-metadata-checksum.tbk", [](auto& v) { v[128] ^= std::byte{0x01}; });  // first symbol
   ok &= variant("bad-block-checksum.tbk", [](auto& v) { v[v.size() - 3] ^= std::byte{0x10}; });  // last block
@@ -80,6 +87,22 @@ int main(int argc, char** argv) {
   ok &= variant("v2-unknown-codec.tbk", [](auto& v) {
     v[106] = std::byte{7};
     formats::store_le<std::uint32_t>(&v[124], formats::crc32c(std::span(v).first(124)));
+  });
+  auto header_crc = [](auto& v) { formats::store_le<std::uint32_t>(&v[124], formats::crc32c(std::span(v).first(124))); };
+  ok &= variant("v3-truncated.tbk", [](auto& v) { v.resize(v.size() - 5); });
+  ok &= variant("v3-bad-block-checksum.tbk", [](auto& v) { v[v.size() - 2] ^= std::byte{0x20}; });
+  ok &= variant("v3-bad-stored-side.tbk", [&](auto& v) {
+    v[107] = std::byte{2};
+    header_crc(v);
+  });
+  ok &= variant("v3-bad-value-encoding.tbk", [&](auto& v) {
+    formats::store_le<std::uint32_t>(&v[92], 3);
+    header_crc(v);
+  });
+  // Capture-resolved values exist only from version 3 on.
+  ok &= variant("v2-resolved-encoding.tbk", [&](auto& v) {
+    formats::store_le<std::uint32_t>(&v[92], 2);
+    header_crc(v);
   });
   return ok ? 0 : 3;
 }

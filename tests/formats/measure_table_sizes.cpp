@@ -3,6 +3,12 @@
 // writer variants and prints one JSON object per variant (total bytes, per-table bytes, encode
 // and decode speed, cold random-probe time: every probe decodes one block). The figures behind the
 // "Measurements" section of docs/formats/table.md. A development tool, not a test.
+//
+// measure_table_sizes --sides DIR [MAX_MEN | MATERIAL...] [--variants NAME]: format version 3.
+// Loads the tables (and what they convert into) from DIR and prints, per table, the size of a
+// version-3 file storing each side, with exact values and capture-resolved, with the writer
+// options of variant NAME (default lzma9-block1024k), and the side choose_stored_side picks; then
+// the totals of the picked side, the best side and the worse side.
 #include <time.h>
 
 #include <algorithm>
@@ -13,7 +19,10 @@
 #include <thread>
 #include <vector>
 
+#include <tbb/parallel_for.h>
+
 #include "formats/table_file.h"
+#include "gen/one_side.h"
 #include "gen/solver.h"
 
 using namespace tbkit;
@@ -103,15 +112,65 @@ double probe_microseconds(const TableFile& file, const gen::SolvedTable& t, std:
   return us / probes;
 }
 
+// The --sides mode (see the top of this file).
+int measure_sides(const std::string& dir, const std::vector<gen::Material>& wanted, const TableWriteOptions& options) {
+  tbb::task_arena arena(int(std::max(1U, std::thread::hardware_concurrency())));
+  gen::TableSet set;
+  std::uint64_t picked_total = 0, best_total = 0, worst_total = 0, exact_best_total = 0;
+  int picked_best = 0;
+  for (const gen::Material& m : wanted) {
+    if (Status st = set.load_with_dependencies(dir, m, arena); !st) {
+      std::fprintf(stderr, "measure_table_sizes: %s\n", st.error().message.c_str());
+      return 1;
+    }
+    const gen::SolvedTable& t = *set.find(m);
+    const TableInfo info{m.name(), t.scheme.id(), t.scheme.size(), "tbkit measure", 0};
+    std::uint64_t bytes[2][2] = {};  // [side][capture-resolved]
+    std::vector<SlotFreedom> freedom[2];
+    for (int side = 0; side < 2; ++side) freedom[side] = gen::slot_freedom(t, chess::Color(side), set, arena);
+    arena.execute([&] {
+      tbb::parallel_for(0, 4, [&](int k) {
+        const int side = k / 2;
+        const bool resolved = k % 2 == 1;
+        const OneSide one{chess::Color(side), t.values[side], resolved ? std::span<const SlotFreedom>(freedom[side])
+                                                                       : std::span<const SlotFreedom>()};
+        auto b = encode_table(info, one, options);
+        bytes[side][resolved] = b ? b->size() : 0;
+      });
+    });
+    const chess::Color pick = gen::choose_stored_side(t, set, arena).side;
+    const int p = index_of(pick);
+    const int best = bytes[1][1] < bytes[0][1] ? 1 : 0;
+    picked_total += bytes[p][1];
+    best_total += bytes[best][1];
+    worst_total += bytes[1 - best][1];
+    exact_best_total += std::min(bytes[0][0], bytes[1][0]);
+    picked_best += bytes[p][1] == bytes[best][1];
+    std::printf("{\"table\": \"%s\", \"white_exact\": %llu, \"black_exact\": %llu, \"white_resolved\": %llu, "
+                "\"black_resolved\": %llu, \"picked\": \"%s\"}\n",
+                m.name().c_str(), static_cast<unsigned long long>(bytes[0][0]), static_cast<unsigned long long>(bytes[1][0]),
+                static_cast<unsigned long long>(bytes[0][1]), static_cast<unsigned long long>(bytes[1][1]),
+                p == 0 ? "white" : "black");
+    std::fflush(stdout);
+  }
+  std::printf("{\"tables\": %zu, \"picked_bytes\": %llu, \"best_side_bytes\": %llu, \"worse_side_bytes\": %llu, "
+              "\"best_side_exact_bytes\": %llu, \"picked_the_best\": %d}\n",
+              wanted.size(), static_cast<unsigned long long>(picked_total), static_cast<unsigned long long>(best_total),
+              static_cast<unsigned long long>(worst_total), static_cast<unsigned long long>(exact_best_total), picked_best);
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   std::vector<gen::Material> wanted;
   std::vector<std::string> only;
-  std::string dir;
+  std::string dir, sides_dir;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    if (a == "--variants" && i + 1 < argc) {
+    if (a == "--sides" && i + 1 < argc) {
+      sides_dir = argv[++i];
+    } else if (a == "--variants" && i + 1 < argc) {
       std::string list = argv[++i];
       for (std::size_t s = 0; s <= list.size();) {
         const auto e = std::min(list.find(',', s), list.size());
@@ -131,6 +190,13 @@ int main(int argc, char** argv) {
     }
   }
   if (wanted.empty()) wanted = gen::all_materials(4);
+  if (!sides_dir.empty()) {
+    const std::string name = only.empty() ? "lzma9-block1024k" : only.front();
+    for (const Variant& v : all_variants())
+      if (v.name == name) return measure_sides(sides_dir, wanted, v.options);
+    std::fprintf(stderr, "measure_table_sizes: no variant %s\n", name.c_str());
+    return 2;
+  }
 
   gen::TableSet set;
   tbb::task_arena arena(int(std::max(1U, std::thread::hardware_concurrency())));
@@ -138,7 +204,7 @@ int main(int argc, char** argv) {
   for (const gen::Material& m : dir.empty() ? gen::dependency_closure(wanted) : wanted) {
     if (!dir.empty()) {
       gen::TableSet loaded;
-      if (Status st = loaded.load(std::filesystem::path(dir) / (m.name() + ".dtm"), m); !st) {
+      if (Status st = loaded.load_with_dependencies(dir, m, arena); !st) {
         std::fprintf(stderr, "measure_table_sizes: %s\n", st.error().message.c_str());
         return 1;
       }

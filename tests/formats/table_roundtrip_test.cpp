@@ -149,6 +149,52 @@ TEST_CASE("Blocks encoded separately in any order assemble into encode_table's b
   CHECK(enc->assemble(blocks).error().code == ErrorCode::kInvalidArgument);
 }
 
+TEST_CASE("Format v3: one side, free slots filled within their bounds, blocks in any order", "[formats][table]") {
+  const std::uint64_t n = 20'000;
+  const auto black = synthetic_values(n, 9, 30);
+  std::vector<SlotFreedom> freedom(n);
+  std::mt19937 rng(3);
+  for (auto& f : freedom) f = SlotFreedom(rng() % 3);
+  TableWriteOptions opt;
+  opt.block_bytes = 1024;
+  const OneSide one{chess::Color::kBlack, black, freedom};
+  auto whole = encode_table(info_for(n), one, opt);
+  REQUIRE(whole.ok());
+  auto enc = TableEncoder::create(info_for(n), one, opt);
+  REQUIRE(enc.ok());
+  REQUIRE(enc->block_count() == (n + 1023) / 1024);
+  std::vector<std::vector<std::byte>> blocks(enc->block_count());
+  for (std::uint64_t k = blocks.size(); k-- > 0;) blocks[k] = enc->encode_block(k).value();
+  CHECK(*enc->assemble(blocks) == *whole);
+  // The two-side API refuses version 3.
+  CHECK(encode_table(info_for(n), black, black, {.format_version = 3}).error().code == ErrorCode::kInvalidArgument);
+
+  auto file = TableFile::open_memory(*whole, "v3");
+  REQUIRE(file.ok());
+  CHECK(file->format_version() == 3);
+  CHECK(file->stored_side() == chess::Color::kBlack);
+  CHECK(file->capture_resolved());
+  CHECK(!file->stores(chess::Color::kWhite));
+  CHECK(file->values(chess::Color::kWhite, 0, 1).error().code == ErrorCode::kInvalidArgument);
+  auto got = file->values(chess::Color::kBlack, 0, n);
+  REQUIRE(got.ok());
+  std::uint64_t lowered = 0;
+  for (std::uint64_t i = 0; i < n; ++i) {
+    if (black[i].is_illegal() || freedom[i] == SlotFreedom::kAny) continue;
+    if (freedom[i] == SlotFreedom::kExact) REQUIRE(got->at(i) == black[i]);
+    REQUIRE(preference_of(got->at(i)) <= preference_of(black[i]));
+    lowered += got->at(i) != black[i];
+  }
+  CHECK(lowered > 1000);
+  // Without freedom: exact values, value_encoding 1.
+  auto exact = encode_table(info_for(n), OneSide{chess::Color::kWhite, black, {}}, opt);
+  REQUIRE(exact.ok());
+  auto exact_file = TableFile::open_memory(*exact, "v3 exact");
+  REQUIRE(exact_file.ok());
+  CHECK(!exact_file->capture_resolved());
+  check_same(*exact_file, chess::Color::kWhite, black);
+}
+
 TEST_CASE("Table writer rejects bad arguments and cleans up", "[formats][table]") {
   const std::vector<DtmValue> v(100, DtmValue::draw());
   CHECK(encode_table(TableInfo{"KQK", 0, 100, "", 0}, v, v).error().code == ErrorCode::kInvalidArgument);

@@ -33,6 +33,11 @@ void exercise(std::span<const std::byte> bytes) {
   const bool verified = table->verify().ok();
   const std::uint64_t n = table->info().positions_per_side;
   for (auto side : {chess::Color::kWhite, chess::Color::kBlack}) {
+    if (!table->stores(side)) {  // format version 3 stores one side
+      auto v = table->value(side, 0);
+      check(!v.ok() && v.error().code == ErrorCode::kInvalidArgument, "unstored side rejected");
+      continue;
+    }
     for (std::uint64_t i : {std::uint64_t{0}, n / 2, n - 1}) check(table->value(side, i).ok() || !verified, "value after verify");
     for (std::uint64_t i : {n, n + 1}) {
       auto v = table->value(side, i);

@@ -125,14 +125,20 @@ TEST_CASE("gen --compression fast and small store the same values with different
   CHECK(slurp(small / "KRvK.dtm") != slurp(fast / "KRvK.dtm"));
   const std::uint64_t n = a->info().positions_per_side;
   REQUIRE(b->info().positions_per_side == n);
-  for (auto side : {tbkit::chess::Color::kWhite, tbkit::chess::Color::kBlack}) {
-    auto va = a->values(side, 0, n);
-    auto vb = b->values(side, 0, n);
-    REQUIRE(va.ok());
-    REQUIRE(vb.ok());
-    CHECK(*va == *vb);
-  }
+  // Both format version 3, the same side stored, the same stored (capture-resolved) values.
+  CHECK(a->format_version() == 3);
+  CHECK(b->format_version() == 3);
+  REQUIRE(a->stored_side() == b->stored_side());
+  auto va = a->values(a->stored_side(), 0, n);
+  auto vb = b->values(b->stored_side(), 0, n);
+  REQUIRE(va.ok());
+  REQUIRE(vb.ok());
+  CHECK(*va == *vb);
   CHECK(run_tbkit("verify '" + fast.string() + "'").exit_code == 0);
+  const std::string stats_small = run_tbkit("stats '" + (small / "KRvK.dtm").string() + "'").out;
+  const std::string stats_fast = run_tbkit("stats '" + (fast / "KRvK.dtm").string() + "'").out;
+  CHECK(stats_small.find("White to move: 175168 legal, 175168 win") != std::string::npos);
+  CHECK(stats_small.substr(stats_small.find('\n')) == stats_fast.substr(stats_fast.find('\n')));
   std::filesystem::remove_all(small);
   std::filesystem::remove_all(fast);
 }

@@ -6,6 +6,7 @@
 
 #include "formats/table_file.h"
 #include "gen/index_scheme.h"
+#include "gen/one_side.h"
 #include "gen/table_set.h"
 #include "probe/tablebase.h"
 #include "tests/probe/small_tables.h"
@@ -17,31 +18,34 @@ using probe::Tablebase;
 TEST_CASE("Every damaged byte of a table file gives an error at probe, never a wrong value", "[probe][corruption][slow]") {
   const auto source_dir = testing::generate_small_tables({"KQvK"}, "corrupt-src");
   const auto m = *gen::Material::parse("KQvK");
-  auto original = formats::TableFile::open(gen::table_path(source_dir, m));
-  REQUIRE(original.ok());
-  // Re-encoded with small blocks, so that the file has many blocks per side.
-  const std::uint64_t n = original->info().positions_per_side;
-  auto white = original->values(chess::Color::kWhite, 0, n);
-  auto black = original->values(chess::Color::kBlack, 0, n);
-  REQUIRE(white.ok());
-  REQUIRE(black.ok());
-  auto good = formats::encode_table(original->info(), *white, *black, {.block_bytes = 2048});
+  // The generator's file (format version 3: one side stored, capture-resolved), read back with
+  // both sides exact, then re-encoded with small blocks so that the file has many blocks.
+  gen::TableSet set;
+  tbb::task_arena arena(1);
+  REQUIRE(set.load_with_dependencies(source_dir, m, arena).ok());
+  const gen::SolvedTable& table = *set.find(m);
+  const std::uint64_t n = table.scheme.size();
+  const auto freedom = gen::slot_freedom(table, chess::Color::kWhite, set, arena);
+  formats::TableInfo info{m.name(), table.scheme.id(), n, "tbkit tests", 0};
+  auto good = formats::encode_table(info, formats::OneSide{chess::Color::kWhite, table.values[0], freedom},
+                                    {.block_bytes = 1024});
   REQUIRE(good.ok());
   INFO("file of " << good->size() << " bytes");
   REQUIRE(good->size() < 20000);
 
-  // Probe positions: the first few legal boards of every block, both sides to move.
-  const gen::IndexScheme scheme(m);
+  // Probe positions: the first few legal boards of every 1024 slots, both sides to move (Black's
+  // values are derived from the stored White blocks).
+  const gen::IndexScheme& scheme = table.scheme;
   struct Probe {
     gen::Board board;
     DtmValue expected;
   };
   std::vector<Probe> probes;
   for (int side = 0; side < 2; ++side) {
-    const auto& values = side == 0 ? *white : *black;
-    for (std::uint64_t first = 0; first < n; first += 2048) {
+    const auto& values = table.values[side];
+    for (std::uint64_t first = 0; first < n; first += 1024) {
       int taken = 0;
-      for (std::uint64_t i = first; i < std::min(n, first + 2048) && taken < 2; ++i) {
+      for (std::uint64_t i = first; i < std::min(n, first + 1024) && taken < 2; ++i) {
         gen::Board b;
         if (!scheme.decode(i, chess::Color(side), b) || !gen::is_legal(b)) continue;
         probes.push_back({b, values[i]});

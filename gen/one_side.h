@@ -1,0 +1,73 @@
+// Tables stored with one side to move (table format version 3): what the writer may leave free,
+// and how a reader rebuilds both sides exactly (docs/formats/table.md, "Format version 3").
+#pragma once
+
+#include <optional>
+#include <vector>
+
+#include <tbb/task_arena.h>
+
+#include "formats/table_file.h"
+#include "gen/table_set.h"
+#include "gen/value_ops.h"
+
+namespace tbkit::gen {
+
+// What a position's captures and promotions (the moves into other tables) are worth.
+struct Conversions {
+  bool any_move = false;          // b has a legal move (else checkmate or stalemate)
+  std::optional<DtmValue> best;   // best backed-up value over conversions; none without one
+};
+
+// b's conversions, looked up in `subtables` (which must hold every table b converts into).
+// Thread-safe.
+[[nodiscard]] Conversions conversions_of(const TableSet& subtables, const Board& b);
+
+// The value of `child` (just reached by a double push that leaves an en-passant right on
+// `ep_square`) given its value `without_ep` as if it had no right: the en-passant captures are
+// extra moves, and a child stalemated but for the capture must take it. `probe(grandchild)` gives
+// a capture's value. The one rule shared by the probe library, expand_table and verify.
+template <class Probe>
+[[nodiscard]] DtmValue with_en_passant(const Board& child, chess::Square ep_square, DtmValue without_ep, Probe&& probe) {
+  std::optional<DtmValue> best;
+  for_each_en_passant(child, ep_square, [&](const Board& gc) {
+    const DtmValue v = back_up(probe(gc));
+    best = best ? better_of(*best, v) : v;
+  });
+  if (!best) return without_ep;
+  if (without_ep.is_draw() && !in_check(child)) {
+    bool any = false;
+    for_each_legal_move(child, [&](const Board&, const MoveInfo&) { any = true; });
+    if (!any) return *best;
+  }
+  return better_of(without_ep, *best);
+}
+
+// The writer's freedom for each slot of `side` in `table` (exact values, both sides, as the
+// solver gives them): kAny for illegal slots; kNoBetter for checkmate, stalemate and where the
+// value equals the best conversion; else kExact. So a legal slot's stored value is never better
+// than its exact value. Parallel in `arena`; same result for any arena size.
+[[nodiscard]] std::vector<formats::SlotFreedom> slot_freedom(const SolvedTable& table, chess::Color side,
+                                                             const TableSet& subtables, tbb::task_arena& arena);
+
+// Which side a version-3 file of `table` stores, with that side's slot_freedom: White for a
+// symmetric material (Black's values are White's, colour-flipped); otherwise the side whose
+// capture-resolved symbols compress smaller with zstd level 1 (a fast stand-in for the writer's
+// codec that picks the same side, docs/formats/table.md). Deterministic; parallel in `arena`.
+struct StoredSide {
+  chess::Color side = chess::Color::kWhite;
+  std::vector<formats::SlotFreedom> freedom;
+};
+[[nodiscard]] StoredSide choose_stored_side(const SolvedTable& table, const TableSet& subtables, tbb::task_arena& arena);
+
+// Rebuilds `table` in place from a version-3 file's values: table.values[stored] holds the stored
+// side's values (illegal slots marked illegal), table.values[other] is overwritten. Resolves the
+// stored side (better_of(stored, best conversion) when `capture_resolved`; mate and stalemate from
+// the board), then derives the other side by a one-ply search (children in this table are
+// stored-side positions; captures and promotions are looked up in `subtables`, which must hold
+// every table `table` converts into; en passant as with_en_passant). A symmetric material's other
+// side is the stored side colour-flipped. Parallel in `arena`; the result is the same for any size.
+void expand_table(SolvedTable& table, chess::Color stored, bool capture_resolved, const TableSet& subtables,
+                  tbb::task_arena& arena);
+
+}  // namespace tbkit::gen
