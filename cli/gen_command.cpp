@@ -23,6 +23,7 @@ struct GenCliOptions {
   std::string mem;
   bool quiet = false;
   std::string compression = "small";
+  std::string sides = "both";
 };
 
 // "512M", "24G", "1048576" -> bytes; 0 on error.
@@ -69,8 +70,8 @@ int run_gen(const GenCliOptions& o) {
   opts.dir = o.dir;
   opts.generator = std::string("tbkit ") + kVersion;
   opts.created = created_timestamp();
-  auto write = gen::write_options_named(o.compression);
-  if (!write) return report(make_error(ErrorCode::kInvalidArgument, "gen: --compression: " + write.error().message));
+  auto write = gen::write_options_named(o.compression, o.sides);
+  if (!write) return report(make_error(ErrorCode::kInvalidArgument, "gen: " + write.error().message));
   opts.write = *write;
   if (!o.mem.empty()) {
     opts.memory_limit = parse_bytes(o.mem);
@@ -138,6 +139,9 @@ void add_gen_command(CLI::App& app, int& exit_code) {
   cmd->add_flag("-q,--quiet", opts->quiet, "No progress or summary lines");
   cmd->add_option("--compression", opts->compression,
                   "small (default: LZMA2, 1 MiB blocks, smallest files) or fast (zstd 9: ~10x faster to write, ~35% larger)");
+  cmd->add_option("--sides", opts->sides,
+                  "both (default: both sides to move stored; a cold probe decodes one block) or one (store one side, "
+                  "capture-resolved: ~2.6x smaller files; a probe of the other side searches one ply)");
   cmd->footer(
       "Tables the named ones convert into (captures, promotions) are generated first; tables already\n"
       "present and valid are skipped, so an interrupted run can simply be restarted. Files are named\n"
@@ -148,6 +152,7 @@ void add_gen_command(CLI::App& app, int& exit_code) {
       "  tbkit gen KQvKR -d tables\n"
       "  tbkit gen --all 4 -d tables -t 2\n"
       "  tbkit gen KRPvKR -d tables --mem 8G -q\n"
+      "  tbkit gen --all 4 -d small-tables --sides one\n"
       "Exit codes: 0 ok, 2 bad material or option, 3 I/O error, 4 a present dependency is corrupt,\n"
       "5 over the --mem limit.");
   cmd->callback([opts, &exit_code] { exit_code = run_gen(*opts); });

@@ -26,7 +26,7 @@ struct GenOptions {
   std::uint64_t memory_limit = 0;  // bytes; 0 = no limit
   std::string generator;           // written into each file's header
   std::int64_t created = 0;        // header timestamp (SOURCE_DATE_EPOCH or 0, chosen by the caller)
-  formats::TableWriteOptions write = {.format_version = 3};  // default: the smallest files (v3, LZMA2)
+  formats::TableWriteOptions write;  // default: LZMA2, both sides (v2); write_options_named("small", "one") for v3
 };
 
 struct TableSummary {
@@ -61,17 +61,19 @@ struct TableSummary {
                                      const std::function<void(const TableSummary&)>& summary);
 
 // Writes a solved table to `path` (tmp + rename), compressing its blocks in parallel in `arena`
-// (gen/table_io.cpp). With write.format_version 3 (the default) the file stores one side,
+// (gen/table_io.cpp). With write.format_version 3 the file stores one side,
 // capture-resolved (gen/one_side.h), so `subtables` must hold every table `table` converts into;
 // versions 1 and 2 store both sides and ignore it. The file is the same whatever the arena's size.
 [[nodiscard]] Status write_solved_table(const std::filesystem::path& path, const SolvedTable& table,
                                         const TableSet& subtables, const std::string& generator, std::int64_t created,
                                         tbb::task_arena& arena,
-                                        const formats::TableWriteOptions& write = {.format_version = 3});
+                                        const formats::TableWriteOptions& write = {});
 
-// Writer settings by intent, both format version 3: "small" (the default: LZMA2 preset 9, 1 MiB
-// blocks, the smallest files) or "fast" (zstd level 9, 1 MiB blocks: faster to write, larger).
-// Errors: kInvalidArgument for another name.
-[[nodiscard]] Result<formats::TableWriteOptions> write_options_named(std::string_view name);
+// Writer settings by intent. `name`: "small" (the default: LZMA2 preset 9, 1 MiB blocks, the
+// smallest files) or "fast" (zstd level 9, 1 MiB blocks: faster to write, larger). `sides`: "both"
+// (the default: format version 2, both sides to move stored, so a cold probe decodes one block) or
+// "one" (format version 3: one side stored, capture-resolved, about 2.6x smaller; a probe of the
+// other side searches one ply, docs/formats/table.md). Errors: kInvalidArgument for another name.
+[[nodiscard]] Result<formats::TableWriteOptions> write_options_named(std::string_view name, std::string_view sides = "both");
 
 }  // namespace tbkit::gen

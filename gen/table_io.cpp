@@ -10,9 +10,10 @@ namespace tbkit::gen {
 
 using namespace chess;
 
-Result<formats::TableWriteOptions> write_options_named(std::string_view name) {
+Result<formats::TableWriteOptions> write_options_named(std::string_view name, std::string_view sides) {
   formats::TableWriteOptions o;
-  o.format_version = 3;
+  if (sides == "one") o.format_version = 3;
+  else if (sides != "both") return make_error(ErrorCode::kInvalidArgument, "unknown sides '" + std::string(sides) + "' (both or one)");
   if (name == "small") return o;
   if (name == "fast") {
     o.codec = formats::BlockCodec::kZstd;

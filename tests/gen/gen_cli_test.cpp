@@ -113,9 +113,16 @@ TEST_CASE("gen rejects bad input and memory caps", "[gen][cli]") {
 TEST_CASE("gen --compression fast and small store the same values with different codecs", "[gen][cli]") {
   const auto small = fresh_dir("small");
   const auto fast = fresh_dir("fast");
-  REQUIRE(run_tbkit("gen KRvK -q -d '" + small.string() + "'").exit_code == 0);
-  REQUIRE(run_tbkit("gen KRvK -q --compression fast -d '" + fast.string() + "'").exit_code == 0);
+  REQUIRE(run_tbkit("gen KRvK -q --sides one -d '" + small.string() + "'").exit_code == 0);
+  REQUIRE(run_tbkit("gen KRvK -q --sides one --compression fast -d '" + fast.string() + "'").exit_code == 0);
   CHECK(run_tbkit("gen KRvK -q --compression tiny -d '" + fast.string() + "'").exit_code == 2);
+  CHECK(run_tbkit("gen KRvK -q --sides three -d '" + fast.string() + "'").exit_code == 2);
+  // The default stores both sides (format version 2).
+  const auto both = fresh_dir("both");
+  REQUIRE(run_tbkit("gen KRvK -q --compression fast -d '" + both.string() + "'").exit_code == 0);
+  auto c = tbkit::formats::TableFile::open(both / "KRvK.dtm");
+  REQUIRE(c.ok());
+  CHECK(c->format_version() == 2);
   auto a = tbkit::formats::TableFile::open(small / "KRvK.dtm");
   auto b = tbkit::formats::TableFile::open(fast / "KRvK.dtm");
   REQUIRE(a.ok());

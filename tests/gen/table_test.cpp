@@ -76,7 +76,7 @@ TEST_CASE("KPvKP: en passant, promotions, one-ply consistency; format v3 rebuild
   // and loaded back: both sides must equal the solver's on every slot.
   const auto dir = std::filesystem::temp_directory_path() / ("tbkit-v3-" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
-  auto write = write_options_named("fast");
+  auto write = write_options_named("fast", "one");
   REQUIRE(write.ok());
   REQUIRE(write->format_version == 3);
   const std::vector<Material> plan = dependency_closure({mat("KPvKP")});

@@ -14,8 +14,10 @@
 namespace tbkit::testing {
 
 // Generates `materials` (and what they depend on) into a fresh directory under the system temp
-// directory; returns it. Aborts the test run on failure (tests cannot proceed without tables).
-inline std::filesystem::path generate_small_tables(const std::vector<std::string>& materials, const std::string& tag) {
+// directory, in format version `format_version` (3: one side stored, as `gen --sides one`; 2: both
+// sides, the default); returns it. Aborts the test run on failure (tests cannot proceed without tables).
+inline std::filesystem::path generate_small_tables(const std::vector<std::string>& materials, const std::string& tag,
+                                                   std::uint32_t format_version = 3) {
   const auto dir = std::filesystem::temp_directory_path() / ("tbkit-probe-" + tag + "-" + std::to_string(::getpid()));
   std::filesystem::remove_all(dir);
   std::vector<gen::Material> wanted;
@@ -23,6 +25,7 @@ inline std::filesystem::path generate_small_tables(const std::vector<std::string
   gen::GenOptions opts;
   opts.dir = dir;
   opts.generator = "tbkit tests";
+  opts.write.format_version = format_version;
   tbb::task_arena arena(1);  // one thread: also under ThreadSanitizer, which cannot see into TBB
   if (Status st = gen::generate_tables(wanted, opts, arena, {}, {}); !st) {
     std::fprintf(stderr, "cannot generate test tables: %s\n", st.error().message.c_str());

@@ -130,6 +130,34 @@ TEST_CASE("Without a cache every probe decodes its block and answers the same", 
   CHECK(stored_probes > 50);
 }
 
+TEST_CASE("Both-sides files (format 2, the default): one block per cold probe, the same answers as one-side files", "[probe]") {
+  static const auto both_dir = testing::generate_small_tables(kMaterials, "both", 2);
+  auto both = Tablebase::open({both_dir}, {.cache_bytes = 0});
+  auto one = Tablebase::open({tables_dir()});
+  REQUIRE(both.ok());
+  REQUIRE(one.ok());
+  std::mt19937_64 rng(7);
+  for (const auto& name : kMaterials) {
+    const auto m = *gen::Material::parse(name);
+    auto file = formats::TableFile::open(gen::table_path(both_dir, m));
+    REQUIRE(file.ok());
+    CHECK(file->format_version() == 2);
+    for (int i = 0; i < 300; ++i) {
+      const Position pos = testing::random_position(i % 2 ? m.flipped() : m, rng);
+      const std::uint64_t before = both->cache_stats().blocks_decoded;
+      auto a = both->probe(pos);
+      auto b = one->probe(pos);
+      REQUIRE(a.ok());
+      REQUIRE(b.ok());
+      INFO(name << " " << to_fen(pos));
+      CHECK(*a == *b);
+      // Mate and stalemate are answered from the board; anything else reads exactly one block.
+      const std::uint64_t decoded = both->cache_stats().blocks_decoded - before;
+      CHECK((decoded == 1 || legal_moves(pos).empty()));
+    }
+  }
+}
+
 TEST_CASE("Checkmate, stalemate and bare kings are answered with or without a table", "[probe]") {
   auto tb = Tablebase::open({tables_dir()});
   REQUIRE(tb.ok());
