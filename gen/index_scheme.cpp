@@ -132,6 +132,18 @@ std::uint64_t IndexScheme::encode_with(const Board& b, int t) const {
   return index;
 }
 
+// The combinatorial rank of the squares `placed` among the squares `avail` (placed is a subset):
+// the k-th lowest placed square, at position r among avail's squares, adds C(r, k).
+static std::uint64_t combination_rank(Bitboard placed, Bitboard avail) {
+  std::uint64_t combo = 0;
+  int j = 1;
+  for (Bitboard bb = placed; bb; ++j) {
+    const int rank = popcount(avail & ((Bitboard{1} << pop_lsb(bb).index()) - 1));
+    combo += kBinomials.c[rank][j];
+  }
+  return combo;
+}
+
 std::uint64_t IndexScheme::encode_identity(const Board& b) const {
   const Square wk = b.king(Color::kWhite), bk = b.king(Color::kBlack);
   const int pair = pair_index_[wk.index() * 64 + bk.index()];
@@ -143,13 +155,7 @@ std::uint64_t IndexScheme::encode_identity(const Board& b) const {
     const Bitboard placed = b.pieces(g.color, g.type);
     const bool is_pawn = g.type == PieceType::kPawn;
     const Bitboard avail = is_pawn ? kPawnSquares & ~pawns : ~men;
-    std::uint64_t combo = 0;
-    int j = 1;
-    for (Bitboard bb = placed; bb; ++j) {
-      const int rank = popcount(avail & ((Bitboard{1} << pop_lsb(bb).index()) - 1));
-      combo += kBinomials.c[rank][j];
-    }
-    index += combo * g.stride;
+    index += combination_rank(placed, avail) * g.stride;
     men |= placed;
     if (is_pawn) pawns |= placed;
   }
@@ -192,13 +198,7 @@ std::uint64_t IndexScheme::encode_from_group(const Board& b, std::uint64_t head,
     const Bitboard placed = b.pieces(gr.color, gr.type);
     const bool is_pawn = gr.type == PieceType::kPawn;
     const Bitboard avail = is_pawn ? kPawnSquares & ~pawns : ~men;
-    std::uint64_t combo = 0;
-    int j = 1;
-    for (Bitboard bb = placed; bb; ++j) {
-      const int rank = popcount(avail & ((Bitboard{1} << pop_lsb(bb).index()) - 1));
-      combo += kBinomials.c[rank][j];
-    }
-    index += combo * gr.stride;
+    index += combination_rank(placed, avail) * gr.stride;
     men |= placed;
     if (is_pawn) pawns |= placed;
   }

@@ -1,5 +1,7 @@
 #include "tests/cli/cli_runner.h"
 
+#include <fcntl.h>
+#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -9,6 +11,8 @@
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
+
+extern char** environ;
 
 namespace tbkit::testing {
 namespace {
@@ -42,6 +46,28 @@ CommandResult run_tbkit(const std::string& args, const std::string& input) {
   r.err = read_file(base / "stderr");
   std::filesystem::remove_all(base);
   return r;
+}
+
+pid_t spawn_tbkit(std::vector<std::string> args, int stdin_fd, int close_fd) {
+  const char* binary = std::getenv("TBKIT_BINARY");
+  if (!binary) throw std::runtime_error("TBKIT_BINARY is not set (run through ctest)");
+  args.insert(args.begin(), binary);
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
+  if (stdin_fd >= 0) {
+    posix_spawn_file_actions_adddup2(&actions, stdin_fd, 0);
+    posix_spawn_file_actions_addclose(&actions, stdin_fd);
+  }
+  if (close_fd >= 0) posix_spawn_file_actions_addclose(&actions, close_fd);
+  pid_t pid = -1;
+  const int rc = posix_spawn(&pid, binary, &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  return rc == 0 ? pid : -1;
 }
 
 }  // namespace tbkit::testing

@@ -1,7 +1,10 @@
 // Runs the tbkit binary (path from TBKIT_BINARY, set by ctest) and captures exit code, stdout, stderr.
 #pragma once
 
+#include <sys/types.h>
+
 #include <string>
+#include <vector>
 
 namespace tbkit::testing {
 
@@ -13,5 +16,10 @@ struct CommandResult {
 
 // `args` is shell text appended to the binary path (quote FENs yourself); `input` is fed on stdin.
 CommandResult run_tbkit(const std::string& args, const std::string& input = "");
+
+// Starts `tbkit ARGS...` in the background with stdout and stderr sent to /dev/null; returns its pid
+// (-1 if it cannot start). stdin_fd >= 0 becomes its standard input; close_fd >= 0 is closed in it
+// (the other end of a pipe that the test holds).
+pid_t spawn_tbkit(std::vector<std::string> args, int stdin_fd = -1, int close_fd = -1);
 
 }  // namespace tbkit::testing

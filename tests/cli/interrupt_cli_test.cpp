@@ -2,9 +2,7 @@
 // signal at many points of a run, is in tests/gen/gen_cli_test.cpp; this covers book build and merge.
 #include <catch2/catch.hpp>
 
-#include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -16,7 +14,7 @@
 #include <thread>
 #include <vector>
 
-extern char** environ;
+#include "tests/cli/cli_runner.h"
 
 namespace {
 
@@ -27,27 +25,9 @@ std::filesystem::path scratch(const std::string& name) {
   return dir;
 }
 
-// stdin_fd >= 0 becomes the child's standard input (and is closed in the child).
 pid_t spawn_tbkit(std::vector<std::string> args, int stdin_fd = -1, int close_fd = -1) {
-  const char* bin = std::getenv("TBKIT_BINARY");
-  REQUIRE(bin != nullptr);
-  args.insert(args.begin(), bin);
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
-  if (stdin_fd >= 0) {
-    posix_spawn_file_actions_adddup2(&actions, stdin_fd, 0);
-    posix_spawn_file_actions_addclose(&actions, stdin_fd);
-  }
-  if (close_fd >= 0) posix_spawn_file_actions_addclose(&actions, close_fd);
-  pid_t pid = 0;
-  const int rc = posix_spawn(&pid, bin, &actions, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  REQUIRE(rc == 0);
+  const pid_t pid = tbkit::testing::spawn_tbkit(std::move(args), stdin_fd, close_fd);
+  REQUIRE(pid > 0);
   return pid;
 }
 

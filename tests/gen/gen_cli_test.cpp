@@ -1,8 +1,6 @@
 #include <catch2/catch.hpp>
 
-#include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -18,6 +16,7 @@
 #include <string>
 
 #include "formats/table_file.h"
+#include "tests/cli/cli_runner.h"
 
 namespace {
 
@@ -154,20 +153,8 @@ namespace {
 
 // Starts `tbkit gen --all 3 -q -t 2 -d dir` in the background (output discarded); returns its pid.
 pid_t start_gen(const std::filesystem::path& dir) {
-  const char* bin = std::getenv("TBKIT_BINARY");
-  REQUIRE(bin != nullptr);
-  std::vector<std::string> args = {bin, "gen", "--all", "3", "-q", "-t", "2", "-d", dir.string()};
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
-  pid_t pid = 0;
-  const int rc = posix_spawn(&pid, bin, &actions, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  REQUIRE(rc == 0);
+  const pid_t pid = tbkit::testing::spawn_tbkit({"gen", "--all", "3", "-q", "-t", "2", "-d", dir.string()});
+  REQUIRE(pid > 0);
   return pid;
 }
 
