@@ -35,11 +35,7 @@ template <class Probe>
     best = best ? better_of(*best, v) : v;
   });
   if (!best) return without_ep;
-  if (without_ep.is_draw() && !in_check(child)) {
-    bool any = false;
-    for_each_legal_move(child, [&](const Board&, const MoveInfo&) { any = true; });
-    if (!any) return *best;
-  }
+  if (without_ep.is_draw() && !in_check(child) && !has_legal_move(child)) return *best;
   return better_of(without_ep, *best);
 }
 

@@ -62,12 +62,6 @@ std::uint32_t material_key(const Board& b) {
   return key;
 }
 
-bool board_has_move(const Board& b) {
-  bool any = false;
-  gen::for_each_legal_move(b, [&](const Board&, const gen::MoveInfo&) { any = true; });
-  return any;
-}
-
 // A legal position never holds the illegal marker (a file read back as such is damaged).
 Status check_not_illegal(const Table& t, DtmValue stored, const Board& b, std::uint64_t index) {
   if (!stored.is_illegal()) return {};
@@ -200,7 +194,7 @@ struct Tablebase::Impl {
     const Slot* slot = men <= max_men ? find(material_key(b)) : nullptr;
     if (slot == nullptr) {
       // Checkmate and stalemate need no table.
-      if (!board_has_move(b)) return gen::in_check(b) ? DtmValue::loss_in_plies(0) : DtmValue::draw();
+      if (!gen::has_legal_move(b)) return gen::in_check(b) ? DtmValue::loss_in_plies(0) : DtmValue::draw();
       const gen::Material m = b.material();
       return make_error(ErrorCode::kUnavailable, "no table for " + m.name() + " (" + std::to_string(men) +
                                                      " men): " + m.normalized().name() + ".dtm not found");
@@ -307,7 +301,7 @@ struct Tablebase::Impl {
     if (error) return *error;
     if (!best) return value;
     // Stalemate but for the capture: the capture is the only move.
-    if (value->is_draw() && !gen::in_check(b) && !board_has_move(b)) return *best;
+    if (value->is_draw() && !gen::in_check(b) && !gen::has_legal_move(b)) return *best;
     return gen::better_of(*value, *best);
   }
 };
