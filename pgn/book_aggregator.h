@@ -74,9 +74,9 @@ class PlyStore {
   [[nodiscard]] std::size_t records() const { return records_; }
   [[nodiscard]] int bucket_bits() const { return bucket_bits_; }
   [[nodiscard]] std::size_t bucket_size(std::size_t bucket) const;
-  // Calls f(const PlyRecord&) for each record of the bucket, in no particular order.
+  // Calls f(std::span<const PlyRecord>) for each chunk of the bucket's records.
   template <class F>
-  void for_each(std::size_t bucket, F&& f) const;
+  void for_each_chunk(std::size_t bucket, F&& f) const;
 
  private:
   void start_chunk(std::size_t bucket);
@@ -93,13 +93,10 @@ class PlyStore {
 };
 
 template <class F>
-void PlyStore::for_each(std::size_t bucket, F&& f) const {
+void PlyStore::for_each_chunk(std::size_t bucket, F&& f) const {
   const std::vector<PlyRecord*>& chunks = chunks_[bucket];
-  for (std::size_t c = 0; c < chunks.size(); ++c) {
-    const PlyRecord* p = chunks[c];
-    const PlyRecord* end = p + (c + 1 < chunks.size() ? kChunkRecords : fill_[bucket]);
-    for (; p != end; ++p) f(*p);
-  }
+  for (std::size_t c = 0; c < chunks.size(); ++c)
+    f(std::span<const PlyRecord>(chunks[c], c + 1 < chunks.size() ? kChunkRecords : fill_[bucket]));
 }
 
 // Sums bucket `bucket` of every store into out (appended, sorted by (key, move)), keeping records
