@@ -1,15 +1,17 @@
 #include "pgn/book_aggregator.h"
 
 #include <algorithm>
+#include <bit>
 #include <cassert>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 #include <memory>
+#include <mutex>
 #include <queue>
 #include <string>
 
-#include <oneapi/tbb/parallel_for.h>
 #include <oneapi/tbb/parallel_pipeline.h>
 
 namespace tbkit::pgn {
@@ -17,20 +19,11 @@ namespace {
 
 using formats::BookRecord;
 
-constexpr std::size_t kInitialCapacity = 1 << 12;
-constexpr std::size_t kSlack = 1024;
-// An unbounded table's first growth is to one 2 MiB huge page: a build has a table per key range, and
-// bigger malloc'd tables come in 4 KiB pages, whose page faults cost more than the records they hold.
-constexpr std::size_t kHugePageCapacity = (std::size_t{2} << 20) / sizeof(formats::BookRecord) - kSlack;
-// Unbounded tables grow four-fold, so a big build rehashes little; small builds stay small.
-constexpr std::size_t kUnboundedGrowth = 4;
-// Unbounded builds cap the table at 4 M slots (160 MB) and keep full tables as sorted in-memory runs:
-// fewer runs to merge than with cache-sized tables, and the huge pages keep TLB misses rare.
-constexpr std::size_t kUnboundedCapacity = std::size_t{1} << 22;
-// How far ahead add_all() prefetches: enough to cover a memory access, few enough to stay in L1.
-constexpr std::size_t kPrefetchDistance = 6;
-// Key ranges of the parallel merge, and how many are merged before their output is handed on.
-constexpr std::size_t kMergePartitions = 256;
+// Spare slots past a summing table's last home slot, so probing rarely has to wrap.
+constexpr std::size_t kSlack = 256;
+// A summing table starts with room for its bucket's records, but at most 16 K slots (640 KB, inside
+// the L2 cache): buckets holding the opening positions have many records and few sums.
+constexpr std::size_t kMaxInitialCapacity = std::size_t{1} << 14;
 constexpr std::size_t kRunBufferRecords = 1 << 13;  // 320 KB per run while merging
 
 // Reads a run file sequentially in blocks.
@@ -68,292 +61,262 @@ class RunReader {
 
 }  // namespace
 
-BookAggregator::BookAggregator(std::size_t budget_bytes, std::filesystem::path run_prefix, int key_shift)
-    : budget_(budget_bytes), run_prefix_(std::move(run_prefix)), key_shift_(key_shift) {
-  assert(key_shift >= 0 && key_shift < 64);
-  const std::size_t cap = initial_capacity();
-  table_ = formats::ZeroedArray<BookRecord>(cap + kSlack);
-  capacity_ = cap;
+PlyStore::PlyStore(int bucket_bits, std::size_t slab_bytes)
+    : bucket_bits_(bucket_bits),
+      slab_chunks_(slab_bytes / kChunkBytes),
+      open_(std::size_t{1} << bucket_bits, nullptr),
+      fill_(std::size_t{1} << bucket_bits, std::uint16_t(kChunkRecords)),
+      chunks_(std::size_t{1} << bucket_bits) {
+  assert(bucket_bits >= 0 && bucket_bits <= 16);
+  assert(std::has_single_bit(slab_bytes) && slab_bytes >= kChunkBytes);
 }
 
-std::size_t BookAggregator::initial_capacity() const {
-  return budget_ ? std::min(kInitialCapacity, std::max<std::size_t>(64, budget_ / sizeof(BookRecord) / 2)) : kInitialCapacity;
-}
-
-// The home slot grows with the key (not the move), so the table is nearly sorted by key: sorting a
-// full table is a compaction plus an insertion sort over short, local disorder. Probing runs
-// upwards without wrapping, into kSlack spare slots past the last home slot.
-void BookAggregator::add(const BookRecord& r) {
-  for (;;) {
-    const std::size_t n = table_.size();
-    for (std::size_t i = slot_of(r.key); i < n; ++i) {
-      BookRecord& slot = table_[i];
-      if (slot.games == 0) {
-        slot = r;
-        if (++count_ * 4 >= capacity_ * 3) grow_or_spill();
-        return;
-      }
-      if (slot.key == r.key && slot.move == r.move) {
-        // Counts saturate only past 2^32 games of one move from one position; keep the first sum then.
-        if (!slot.add(r) && status_.ok())
-          status_ = make_error(ErrorCode::kCorrupt, "book: a count passed 2^32 for one move; split the input");
-        return;
-      }
-    }
-    grow_or_spill();  // probed off the end of the slack: make room and retry
+void PlyStore::start_chunk(std::size_t bucket) {
+  if (slab_ < slabs_.size() && slab_used_ == slab_chunks_) {
+    ++slab_;
+    slab_used_ = 0;
   }
+  if (slab_ == slabs_.size()) slabs_.emplace_back(slab_chunks_ * kChunkBytes);
+  auto* chunk = reinterpret_cast<PlyRecord*>(slabs_[slab_].data() + slab_used_ * kChunkBytes);
+  ++slab_used_;
+  chunks_[bucket].push_back(chunk);
+  open_[bucket] = chunk;
+  fill_[bucket] = 0;
 }
 
-void BookAggregator::add_all(std::span<const BookRecord> records) {
-  const std::size_t n = records.size();
-  if (capacity_ == 0 && n > 0) grow_or_spill();
-  for (std::size_t i = 0; i < std::min(n, kPrefetchDistance); ++i) __builtin_prefetch(&table_[slot_of(records[i].key)], 1);
-  for (std::size_t i = 0; i < n; ++i) {
-    if (i + kPrefetchDistance < n) __builtin_prefetch(&table_[slot_of(records[i + kPrefetchDistance].key)], 1);
-    add(records[i]);
+void PlyStore::clear() {
+  for (std::size_t b = 0; b < chunks_.size(); ++b) {
+    open_[b] = nullptr;
+    fill_[b] = std::uint16_t(kChunkRecords);
+    chunks_[b].clear();
   }
+  slab_ = 0;
+  slab_used_ = 0;
+  records_ = 0;
 }
 
-void BookAggregator::grow_or_spill() {
-  if (capacity_ == 0) {  // emptied by take_sorted()
-    rehash(initial_capacity());
-    return;
-  }
-  const std::size_t cap = capacity_;
-  // While rehashing both tables are alive: the budget must hold old + new.
-  const std::size_t limit = budget_ ? budget_ / sizeof(BookRecord) : 2 * kUnboundedCapacity;
-  const std::size_t wanted = budget_ ? cap * 2 : std::max(cap * kUnboundedGrowth, kHugePageCapacity);
-  const std::size_t next = std::min(wanted, limit > 2 * kSlack + cap ? limit - cap - 2 * kSlack : 0);
-  if (next > cap + cap / 4) {
-    rehash(next);
-  } else {
-    spill();
-  }
+std::size_t PlyStore::bytes() const {
+  const std::size_t chunk_count = slab_ * slab_chunks_ + slab_used_;
+  return chunk_count * (kChunkBytes + sizeof(PlyRecord*)) +
+         chunks_.size() * (sizeof(PlyRecord*) + sizeof(std::uint16_t) + sizeof(std::vector<PlyRecord*>));
 }
 
-void BookAggregator::rehash(std::size_t capacity) {
-  formats::ZeroedArray<BookRecord> old(capacity + kSlack);
-  std::swap(old, table_);
-  capacity_ = capacity;
-  const std::size_t n = table_.size();
-  for (std::size_t j = 0; j < old.size(); ++j) {
-    const BookRecord& r = old[j];
-    if (r.games == 0) continue;
-    std::size_t i = slot_of(r.key);
-    while (i < n && table_[i].games != 0) ++i;
-    if (i == n) {  // the new slack overflowed (vanishingly rare): fall back to the first free slot
-      i = 0;
-      while (table_[i].games != 0) ++i;
-    }
-    table_[i] = r;
-  }
-}
-
-std::size_t BookAggregator::compact_sorted() {
-  std::size_t w = 0;
-  for (std::size_t r = 0; r < table_.size(); ++r) {
-    if (table_[r].games == 0) continue;
-    const BookRecord x = table_[r];
-    table_[r].games = 0;  // writes below go only to slots <= w <= r, so everything past the end ends empty
-    std::size_t j = w;
-    while (j > 0 && x < table_[j - 1]) {
-      table_[j] = table_[j - 1];
-      --j;
-    }
-    table_[j] = x;
-    ++w;
-  }
-  return w;
-}
-
-std::vector<SortedRun> BookAggregator::take_sorted() {
-  // Compact and sort in place, then hand the storage over: no second copy of the table.
-  const std::size_t used = compact_sorted();
-  std::vector<SortedRun> out = std::move(memory_runs_);
-  memory_runs_.clear();
-  out.push_back(SortedRun{std::move(table_), used});
-  capacity_ = 0;  // no table until the next add: fresh memory is costly to fault in
-  count_ = 0;
-  return out;
-}
-
-void BookAggregator::spill() {
-  // Compact and sort in place: no second buffer, so the budget holds.
-  const std::size_t used = compact_sorted();
-  if (budget_ == 0) {
-    // The full table becomes the run; a fresh one (zeroed by the kernel) takes its place.
-    const std::size_t size = table_.size();
-    memory_runs_.push_back(SortedRun{std::move(table_), used});
-    table_ = formats::ZeroedArray<BookRecord>(size);
-    count_ = 0;
-    return;
-  }
-  std::filesystem::path path = run_prefix_;
-  path += "-" + std::to_string(runs_.size()) + ".run";
-  std::FILE* f = std::fopen(path.c_str(), "wb");
-  const bool ok = f && std::fwrite(table_.data(), sizeof(BookRecord), used, f) == used;
-  const bool closed = f && std::fclose(f) == 0;
-  if ((!ok || !closed) && status_.ok())
-    status_ = make_error(ErrorCode::kIo, path.string() + ": cannot write spill run: " + std::strerror(errno));
-  runs_.push_back(path);
-  std::fill(table_.data(), table_.data() + used, BookRecord{});
-  count_ = 0;
+std::size_t PlyStore::bucket_size(std::size_t bucket) const {
+  const std::vector<PlyRecord*>& chunks = chunks_[bucket];
+  return chunks.empty() ? 0 : (chunks.size() - 1) * kChunkRecords + fill_[bucket];
 }
 
 namespace {
 
-// Merges sorted spans (few: a linear scan for the smallest head beats a heap), summing equal
-// (key, move) pairs; appends records with games >= min_games to out.
-Status merge_spans(std::vector<std::span<const BookRecord>> spans, std::uint32_t min_games, std::vector<BookRecord>& out) {
-  std::erase_if(spans, [](const auto& s) { return s.empty(); });
-  if (spans.size() == 1) {  // one source (key-partitioned tables): already summed, only filtered
-    for (const BookRecord& r : spans.front())
-      if (r.games >= min_games) out.push_back(r);
-    return {};
-  }
-  while (!spans.empty()) {
-    std::size_t best = 0;
-    for (std::size_t s = 1; s < spans.size(); ++s)
-      if (spans[s].front() < spans[best].front()) best = s;
-    BookRecord acc = spans[best].front();
-    spans[best] = spans[best].subspan(1);
-    for (std::size_t s = 0; s < spans.size(); ++s) {
-      if (!spans[s].empty() && spans[s].front().key == acc.key && spans[s].front().move == acc.move) {
-        if (!acc.add(spans[s].front()))
-          return make_error(ErrorCode::kCorrupt, "book: a count passed 2^32 for one move while merging");
-        spans[s] = spans[s].subspan(1);
-      }
-    }
-    if (acc.games >= min_games) out.push_back(acc);
-    std::erase_if(spans, [](const auto& s) { return s.empty(); });
-  }
-  return {};
-}
+// An open-addressing table of sums in a caller's scratch vector. A record's home slot grows with its
+// key (below the bucket's fixed top bits), so the table is nearly sorted by key: sorting it is a
+// compaction plus an insertion sort over short, local disorder. Probing runs upwards into kSlack
+// spare slots, and wraps to the start only past them (correct in any case: the insertion sort
+// copes with any order, if slowly).
+class SumTable {
+ public:
+  SumTable(std::vector<BookRecord>& slots, int shift, std::size_t capacity) : slots_(slots), shift_(shift) { reset(capacity); }
 
-// Cuts the key space into kMergePartitions ranges and merges them in parallel, a wave at a time,
-// handing each wave's output to sink in key order.
-Status merge_memory_parallel(const std::vector<SortedRun>& memory, std::uint32_t min_games,
-                             const std::function<Status(const BookRecord&)>& sink, tbb::task_arena& arena) {
-  // bounds[r][p] = first record of run r in partition p (keys are uniform: equal key ranges).
-  std::vector<std::vector<std::size_t>> bounds(memory.size(), std::vector<std::size_t>(kMergePartitions + 1));
-  for (std::size_t r = 0; r < memory.size(); ++r) {
-    const auto recs = memory[r].records();
-    for (std::size_t p = 0; p < kMergePartitions; ++p)
-      bounds[r][p] = p == 0 ? 0 : formats::lower_bound_key(recs, std::uint64_t(p) << 56);
-    bounds[r][kMergePartitions] = recs.size();
-  }
-  static_assert(kMergePartitions == 256, "partition p holds the keys whose top byte is p");
-  const std::size_t wave = std::size_t(std::max(arena.max_concurrency(), 1)) * 4;
-  std::vector<std::vector<BookRecord>> outs(wave);
-  std::vector<Status> statuses(wave);
-  for (std::size_t first = 0; first < kMergePartitions; first += wave) {
-    const std::size_t count = std::min(wave, kMergePartitions - first);
-    arena.execute([&] {
-      tbb::parallel_for(std::size_t{0}, count, [&](std::size_t i) {
-        const std::size_t p = first + i;
-        std::vector<std::span<const BookRecord>> spans;
-        for (std::size_t r = 0; r < memory.size(); ++r)
-          spans.push_back(memory[r].records().subspan(bounds[r][p], bounds[r][p + 1] - bounds[r][p]));
-        outs[i].clear();
-        statuses[i] = merge_spans(std::move(spans), min_games, outs[i]);
-      });
-    });
-    for (std::size_t i = 0; i < count; ++i) {
-      if (!statuses[i]) return statuses[i];
-      for (const BookRecord& r : outs[i])
-        if (auto st = sink(r); !st) return st;
+  // Returns false if a count would pass 2^32.
+  bool add(const PlyRecord& p) {
+    const std::uint64_t key = key_of(p);
+    for (std::size_t i = home(key);; ++i) {
+      if (i == size_) i = 0;
+      BookRecord& slot = slots_[i];
+      if (slot.games == 0) {
+        slot = BookRecord{key, p.move, std::uint16_t(p.info & PlyStore::kBlackBit ? formats::kBookBlackToMove : 0)};
+        add_to(slot, p);
+        if (++count_ * 4 > capacity_ * 3) grow();
+        return true;
+      }
+      if (slot.key == key && slot.move == p.move) return add_to(slot, p);
     }
   }
-  return {};
-}
+  // Moves the sums with games >= min_games to out in (key, move) order; leaves every slot empty.
+  // Compaction and filter go without branches (whether a slot is used is a coin toss), then an
+  // insertion sort fixes the short, local disorder.
+  void take_sorted(std::uint32_t min_games, std::vector<BookRecord>& out) {
+    const std::uint32_t keep = std::max<std::uint32_t>(min_games, 1);
+    const std::size_t first = out.size();
+    out.resize(first + count_ + 1);  // one spare: every slot is copied before the filter decides
+    BookRecord* o = out.data() + first;
+    for (std::size_t i = 0; i < size_; ++i) {
+      *o = slots_[i];
+      o += slots_[i].games >= keep;
+      slots_[i].games = 0;
+    }
+    out.resize(std::size_t(o - out.data()));
+    for (std::size_t k = first + 1; k < out.size(); ++k) {
+      if (!(out[k] < out[k - 1])) continue;
+      const BookRecord x = out[k];
+      std::size_t j = k;
+      do {
+        out[j] = out[j - 1];
+        --j;
+      } while (j > first && x < out[j - 1]);
+      out[j] = x;
+    }
+    count_ = 0;
+  }
+
+ private:
+  [[nodiscard]] static std::uint64_t key_of(const PlyRecord& p) { return std::uint64_t(p.key_high) << 32 | p.key_low; }
+  [[nodiscard]] std::size_t home(std::uint64_t key) const { return std::size_t(formats::mul_hi(key << shift_, capacity_)); }
+  void reset(std::size_t capacity) {
+    capacity_ = capacity;
+    size_ = capacity + kSlack;
+    if (slots_.size() < size_) slots_.resize(size_);
+  }
+  // Doubles the capacity: a bucket dominated by a few common positions starts with less room
+  // than records (the initial capacity is capped) and grows here if its sums need it.
+  void grow() {
+    std::vector<BookRecord> held;
+    held.reserve(count_);
+    for (std::size_t j = 0; j < size_; ++j)
+      if (slots_[j].games != 0) {
+        held.push_back(slots_[j]);
+        slots_[j].games = 0;
+      }
+    reset(capacity_ * 2);
+    for (const BookRecord& r : held) {
+      std::size_t j = home(r.key);
+      for (;; ++j) {
+        if (j == size_) j = 0;
+        if (slots_[j].games == 0) break;
+      }
+      slots_[j] = r;
+    }
+  }
+  static bool add_to(BookRecord& slot, const PlyRecord& p) {
+    if (slot.games == std::numeric_limits<std::uint32_t>::max()) [[unlikely]]
+      return false;
+    const unsigned result = (p.info >> PlyStore::kResultShift) & 3;
+    const std::uint32_t elo = p.info & PlyStore::kMaxElo;
+    ++slot.games;
+    slot.white_wins += result == 1;
+    slot.draws += result == 2;
+    slot.black_wins += result == 3;
+    slot.rated_games += elo != 0;
+    slot.elo_sum += elo;
+    return true;
+  }
+
+  std::vector<BookRecord>& slots_;
+  int shift_;
+  std::size_t capacity_ = 0, size_ = 0, count_ = 0;
+};
 
 }  // namespace
 
-Status drain_key_ranges(std::span<BookAggregator* const> ranges, std::uint32_t min_games,
+Status sum_bucket(std::span<const PlyStore* const> stores, std::size_t bucket, std::uint32_t min_games,
+                  std::vector<BookRecord>& table, std::vector<BookRecord>& out) {
+  std::size_t n = 0;
+  for (const PlyStore* s : stores) n += s->bucket_size(bucket);
+  if (n == 0) return {};
+  // Most buckets hold 1.4 records per sum: n + n/4 slots keep the load near 0.6.
+  SumTable sums(table, stores.front()->bucket_bits(), std::min(n + n / 4 + 16, kMaxInitialCapacity));
+  bool ok = true;
+  for (const PlyStore* s : stores)
+    s->for_each_chunk(bucket, [&](std::span<const PlyRecord> chunk) {
+      for (const PlyRecord& p : chunk) ok &= sums.add(p);
+    });
+  sums.take_sorted(min_games, out);
+  if (!ok) return make_error(ErrorCode::kCorrupt, "book: a count passed 2^32 for one move; split the input");
+  return {};
+}
+
+Status drain_ply_stores(std::span<const PlyStore* const> stores, std::uint32_t min_games,
                         const std::function<Status(const BookRecord&)>& sink, tbb::task_arena& arena) {
+  if (stores.empty()) return {};
   struct Batch {
-    std::vector<SortedRun> runs;
-    std::vector<BookRecord> merged;  // when a range has several runs
-    std::span<const BookRecord> records;
+    std::size_t bucket = 0;
+    std::vector<BookRecord> table;  // all games == 0 between uses
+    std::vector<BookRecord> out;
     Status status;
   };
+  // Batches (and their cache-sized tables) are reused: there are never more than `tokens` in flight.
+  std::mutex pool_mutex;
+  std::vector<std::unique_ptr<Batch>> pool;
+  const std::size_t buckets = std::size_t{1} << stores.front()->bucket_bits();
   std::size_t next = 0;
   Status result;
   const std::size_t tokens = std::size_t(2 * std::max(arena.max_concurrency(), 1));
-  // Sort and filter (parallel), write (serial, in key order), free (parallel: unmapping is slow).
-  auto prepare = [min_games](BookAggregator* agg) {
-    auto batch = std::make_unique<Batch>();
-    assert(agg->runs().empty());
-    batch->runs = agg->take_sorted();
-    batch->status = agg->status();
-    if (!batch->status.ok()) return batch.release();
-    if (batch->runs.size() == 1) {
-      // One run is already summed: filter it in place rather than into fresh memory.
-      SortedRun& run = batch->runs.front();
-      std::size_t kept = 0;
-      for (std::size_t i = 0; i < run.size; ++i)
-        if (run.storage[i].games >= min_games) run.storage[kept++] = run.storage[i];
-      batch->records = {run.storage.data(), kept};
-    } else {
-      std::vector<std::span<const BookRecord>> spans;
-      for (const SortedRun& run : batch->runs) spans.push_back(run.records());
-      batch->status = merge_spans(std::move(spans), min_games, batch->merged);
-      batch->records = batch->merged;
-    }
-    return batch.release();
-  };
   arena.execute([&] {
     tbb::parallel_pipeline(
         tokens,
-        tbb::make_filter<void, BookAggregator*>(tbb::filter_mode::serial_in_order,
-                                                [&](tbb::flow_control& fc) -> BookAggregator* {
-                                                  if (next == ranges.size() || !result.ok()) {
-                                                    fc.stop();
-                                                    return nullptr;
-                                                  }
-                                                  return ranges[next++];
-                                                }) &
-            tbb::make_filter<BookAggregator*, Batch*>(tbb::filter_mode::parallel, prepare) &
-            tbb::make_filter<Batch*, Batch*>(tbb::filter_mode::serial_in_order,
+        tbb::make_filter<void, Batch*>(tbb::filter_mode::serial_in_order,
+                                       [&](tbb::flow_control& fc) -> Batch* {
+                                         if (next == buckets || !result.ok()) {
+                                           fc.stop();
+                                           return nullptr;
+                                         }
+                                         std::unique_ptr<Batch> batch;
+                                         {
+                                           std::lock_guard lock(pool_mutex);
+                                           if (!pool.empty()) {
+                                             batch = std::move(pool.back());
+                                             pool.pop_back();
+                                           }
+                                         }
+                                         if (!batch) batch = std::make_unique<Batch>();
+                                         batch->bucket = next++;
+                                         return batch.release();
+                                       }) &
+            tbb::make_filter<Batch*, Batch*>(tbb::filter_mode::parallel,
                                              [&](Batch* batch) {
-                                               if (!result.ok()) return batch;
-                                               if (!batch->status.ok()) {
-                                                 result = batch->status;
-                                                 return batch;
-                                               }
-                                               for (const BookRecord& r : batch->records)
-                                                 if (auto s = sink(r); !s) {
-                                                   result = s;
-                                                   break;
-                                                 }
+                                               batch->out.clear();
+                                               batch->status = sum_bucket(stores, batch->bucket, min_games, batch->table, batch->out);
                                                return batch;
                                              }) &
-            tbb::make_filter<Batch*, void>(tbb::filter_mode::parallel, [](Batch* batch) { delete batch; }));
+            tbb::make_filter<Batch*, void>(tbb::filter_mode::serial_in_order, [&](Batch* raw) {
+              std::unique_ptr<Batch> batch(raw);
+              if (result.ok() && !batch->status.ok()) result = batch->status;
+              if (result.ok())
+                for (const BookRecord& r : batch->out)
+                  if (auto s = sink(r); !s) {
+                    result = s;
+                    break;
+                  }
+              std::lock_guard lock(pool_mutex);
+              pool.push_back(std::move(batch));
+            }));
   });
   return result;
 }
 
-Status merge_book_sources(const std::vector<std::filesystem::path>& runs, std::vector<SortedRun> memory,
-                          std::uint32_t min_games, const std::function<Status(const BookRecord&)>& sink,
-                          tbb::task_arena* arena) {
-  if (runs.empty() && arena != nullptr) return merge_memory_parallel(memory, min_games, sink, *arena);
+Status spill_ply_store(const PlyStore& store, const std::filesystem::path& path) {
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  if (!f) return make_error(ErrorCode::kIo, path.string() + ": cannot write spill run: " + std::strerror(errno));
+  const PlyStore* stores[] = {&store};
+  std::vector<BookRecord> table, out;
+  Status status;
+  bool ok = true;
+  for (std::size_t b = 0; b < (std::size_t{1} << store.bucket_bits()) && ok && status.ok(); ++b) {
+    out.clear();
+    status = sum_bucket(stores, b, 0, table, out);
+    ok = std::fwrite(out.data(), sizeof(BookRecord), out.size(), f) == out.size();
+  }
+  const bool closed = std::fclose(f) == 0;
+  if (!status.ok()) return status;
+  if (!ok || !closed) return make_error(ErrorCode::kIo, path.string() + ": cannot write spill run: " + std::strerror(errno));
+  return {};
+}
+
+Status merge_run_files(const std::vector<std::filesystem::path>& runs, std::uint32_t min_games,
+                       const std::function<Status(const BookRecord&)>& sink) {
   std::vector<std::unique_ptr<RunReader>> readers;
   for (const auto& path : runs) {
     auto reader = std::make_unique<RunReader>();
     if (auto s = reader->open(path); !s) return s;
     if (!reader->done()) readers.push_back(std::move(reader));
   }
-  // Sources 0..R-1 are runs, R.. are the in-memory runs.
-  std::vector<std::size_t> mem_pos(memory.size(), 0);
-  const std::size_t run_count = readers.size();
-  auto head = [&](std::size_t s) -> const BookRecord& {
-    return s < run_count ? readers[s]->current() : memory[s - run_count].records()[mem_pos[s - run_count]];
+  auto greater = [&](std::size_t a, std::size_t b) {
+    const BookRecord& x = readers[a]->current();
+    const BookRecord& y = readers[b]->current();
+    return y < x || (!(x < y) && a > b);
   };
-  auto greater = [&](std::size_t a, std::size_t b) { return head(b) < head(a) || (!(head(a) < head(b)) && a > b); };
   std::priority_queue<std::size_t, std::vector<std::size_t>, decltype(greater)> heap(greater);
-  for (std::size_t s = 0; s < run_count; ++s) heap.push(s);
-  for (std::size_t m = 0; m < memory.size(); ++m)
-    if (memory[m].size > 0) heap.push(run_count + m);
+  for (std::size_t s = 0; s < readers.size(); ++s) heap.push(s);
 
   bool have = false;
   BookRecord acc{};
@@ -364,7 +327,7 @@ Status merge_book_sources(const std::vector<std::filesystem::path>& runs, std::v
   while (!heap.empty()) {
     const std::size_t s = heap.top();
     heap.pop();
-    const BookRecord& r = head(s);
+    const BookRecord& r = readers[s]->current();
     if (have && acc.key == r.key && acc.move == r.move) {
       if (!acc.add(r)) return make_error(ErrorCode::kCorrupt, "book: a count passed 2^32 for one move while merging");
     } else {
@@ -372,12 +335,8 @@ Status merge_book_sources(const std::vector<std::filesystem::path>& runs, std::v
       acc = r;
       have = true;
     }
-    if (s < run_count) {
-      if (auto st = readers[s]->advance(); !st) return st;
-      if (!readers[s]->done()) heap.push(s);
-    } else if (++mem_pos[s - run_count] < memory[s - run_count].size) {
-      heap.push(s);
-    }
+    if (auto st = readers[s]->advance(); !st) return st;
+    if (!readers[s]->done()) heap.push(s);
   }
   return flush();
 }

@@ -1,10 +1,19 @@
-// BookAggregator: sums BookRecords by (key, move) in an open-addressing table. With a memory budget
-// it spills the table as a sorted run file when full; without one, the table grows to 4 M slots
-// (160 MB) and full tables become sorted in-memory runs; merge_book_sources() k-way merges the runs
-// and the in-memory remainder into one sorted, summed stream. Sums commute, so the merged output does not
-// depend on the order games arrive in or on how work was split across aggregators.
+// Book aggregation: sums the build's records by (key, move) in sorted order, touching little memory.
+//
+// Each parsing thread appends every recorded ply, one game's move, to its own PlyStore as a 12-byte
+// PlyRecord (key, move, mover's Elo, result, side), in buckets cut by the key's top bits. Nothing
+// is summed while parsing: appending is a write to one of a few thousand open chunks, and memory is
+// touched once, at 12 bytes a ply (a hash table of 40-byte sums at a workable load, grown by
+// rehashing, touched three to four times as much). Afterwards drain_ply_stores() takes the buckets in
+// key order: a bucket's records from every store are summed in an open-addressing table that fits
+// in the L2 cache, sorted by (key, move) and handed to the sink; buckets are summed in parallel, the
+// sink is called serially. With a memory budget a store that fills is written as a sorted run file
+// instead (spill_ply_store) and reused, and merge_run_files() k-way merges the runs. Sums commute,
+// so the output depends neither on the order games arrive in nor on how they were split between
+// stores.
 #pragma once
 
+#include <cassert>
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
@@ -16,72 +25,99 @@
 
 #include "chess/result.h"
 #include "formats/book_file.h"
+#include "pgn/visitor.h"
 #include "formats/large_allocator.h"
 
 namespace tbkit::pgn {
 
-// An in-memory sorted run: the first `size` records of `storage`, sorted by (key, move), summed.
-struct SortedRun {
-  formats::ZeroedArray<formats::BookRecord> storage;
-  std::size_t size = 0;
-  [[nodiscard]] std::span<const formats::BookRecord> records() const { return {storage.data(), size}; }
+// One game's move from one position in 12 bytes (4-byte aligned).
+struct PlyRecord {
+  std::uint32_t key_low = 0;
+  std::uint32_t key_high = 0;
+  std::uint16_t move = 0;
+  // Bits 0-11: mover's Elo (0 = unknown); 12-13: result (0 unknown, 1 White won, 2 draw, 3 Black
+  // won); 14: Black to move.
+  std::uint16_t info = 0;
 };
+static_assert(sizeof(PlyRecord) == 12);
 
-class BookAggregator {
+class PlyStore {
  public:
-  // budget_bytes = 0: unbounded (in-memory runs only). run_prefix: path prefix for run files (PREFIX-N.run).
-  // key_shift: how many top bits of the key are the same in every record this aggregator sees (a
-  // caller that splits records by key range); they are left out when choosing a slot.
-  BookAggregator(std::size_t budget_bytes, std::filesystem::path run_prefix, int key_shift = 0);
-  BookAggregator(BookAggregator&&) = default;
-  BookAggregator& operator=(BookAggregator&&) = default;
+  static constexpr std::uint32_t kMaxElo = 0xFFF;
+  static constexpr int kResultShift = 12;
+  static constexpr std::uint16_t kBlackBit = 1 << 14;
+  // Records are appended in chunks of kChunkRecords, each in its own kChunkBytes block.
+  static constexpr std::size_t kChunkBytes = 2048;
+  static constexpr std::size_t kChunkRecords = kChunkBytes / sizeof(PlyRecord);
 
-  // Adds r's counts to the record with r's (key, move). Spill failures are kept in status().
-  void add(const formats::BookRecord& r);
-  // add() for each record, prefetching the table slots of the records a few places ahead.
-  void add_all(std::span<const formats::BookRecord> records);
-  // Sorts the table's records by (key, move) and hands them out with the in-memory runs (each
-  // sorted); the aggregator is left empty (it allocates a new table if added to again).
-  [[nodiscard]] std::vector<SortedRun> take_sorted();
+  // Keys are bucketed by their top bucket_bits (0..16); every store of one build uses the same.
+  // slab_bytes: memory is taken in blocks of this size (a power of two, at least kChunkBytes).
+  PlyStore(int bucket_bits, std::size_t slab_bytes);
+  PlyStore(PlyStore&&) = default;
+  PlyStore& operator=(PlyStore&&) = default;
 
-  [[nodiscard]] const std::vector<std::filesystem::path>& runs() const { return runs_; }
-  [[nodiscard]] const Status& status() const { return status_; }
-  [[nodiscard]] std::size_t size() const { return count_; }
+  // Records one game's move: elo is the mover's (0 = unknown, at most kMaxElo).
+  void add(std::uint64_t key, std::uint16_t move, bool black_to_move, std::uint32_t elo, GameResult result) {
+    assert(elo <= kMaxElo);
+    const unsigned r = result == GameResult::kWhiteWins ? 1 : result == GameResult::kDraw ? 2 : result == GameResult::kBlackWins ? 3 : 0;
+    const std::size_t b = bucket_bits_ ? std::size_t(key >> (64 - bucket_bits_)) : 0;
+    if (fill_[b] == kChunkRecords) start_chunk(b);
+    open_[b][fill_[b]++] = PlyRecord{std::uint32_t(key), std::uint32_t(key >> 32), move,
+                                     std::uint16_t(elo | r << kResultShift | (black_to_move ? kBlackBit : 0))};
+    ++records_;
+  }
+  // Empties the store, keeping its memory for reuse.
+  void clear();
+
+  // Memory in use (chunks handed out and bucket lists); clear() keeps the slabs but zeroes this.
+  [[nodiscard]] std::size_t bytes() const;
+  [[nodiscard]] std::size_t records() const { return records_; }
+  [[nodiscard]] int bucket_bits() const { return bucket_bits_; }
+  [[nodiscard]] std::size_t bucket_size(std::size_t bucket) const;
+  // Calls f(std::span<const PlyRecord>) for each chunk of the bucket's records.
+  template <class F>
+  void for_each_chunk(std::size_t bucket, F&& f) const;
 
  private:
-  void grow_or_spill();
-  void spill();
-  void rehash(std::size_t capacity);
-  [[nodiscard]] std::size_t slot_of(std::uint64_t key) const { return std::size_t(formats::mul_hi(key << key_shift_, capacity_)); }
-  // Moves the records to the front in (key, move) order; returns their number. Empties the rest.
-  [[nodiscard]] std::size_t compact_sorted();
-  [[nodiscard]] std::size_t initial_capacity() const;
+  void start_chunk(std::size_t bucket);
 
-  std::size_t budget_;
-  std::filesystem::path run_prefix_;
-  int key_shift_ = 0;
-  formats::ZeroedArray<formats::BookRecord> table_;  // capacity_ home slots + slack; games == 0 marks an empty slot
-  std::size_t capacity_ = 0;
-  std::size_t count_ = 0;
-  std::vector<std::filesystem::path> runs_;
-  std::vector<SortedRun> memory_runs_;
-  Status status_;
+  int bucket_bits_;
+  std::size_t slab_chunks_;
+  std::vector<formats::ZeroedArray<std::byte>> slabs_;
+  std::size_t slab_ = 0;       // the slab chunks come from
+  std::size_t slab_used_ = 0;  // chunks of it handed out
+  std::vector<PlyRecord*> open_;  // each bucket's last chunk
+  std::vector<std::uint16_t> fill_;  // records in it (kChunkRecords when there is none)
+  std::vector<std::vector<PlyRecord*>> chunks_;
+  std::size_t records_ = 0;
 };
 
-// Merges sorted runs (files of raw BookRecords) and sorted in-memory runs, summing equal
-// (key, move) pairs, and calls sink for each record with games >= min_games, in (key, move) order.
-// Without run files, the key space is cut into ranges merged in parallel in `arena` (null = serially),
-// with sink still called serially and in order. Errors: kIo reading a run, kCorrupt if a count
-// overflows 32 bits, or whatever sink returns.
-[[nodiscard]] Status merge_book_sources(const std::vector<std::filesystem::path>& runs, std::vector<SortedRun> memory,
-                                        std::uint32_t min_games, const std::function<Status(const formats::BookRecord&)>& sink,
-                                        tbb::task_arena* arena);
+template <class F>
+void PlyStore::for_each_chunk(std::size_t bucket, F&& f) const {
+  const std::vector<PlyRecord*>& chunks = chunks_[bucket];
+  for (std::size_t c = 0; c < chunks.size(); ++c)
+    f(std::span<const PlyRecord>(chunks[c], c + 1 < chunks.size() ? kChunkRecords : fill_[bucket]));
+}
 
-// Sorts and filters the records of aggregators that hold disjoint key ranges, given in increasing key
-// order, and calls sink for each record with games >= min_games, in (key, move) order. Aggregators
-// are sorted in parallel in arena, while sink is called serially; each is left empty. They must not
-// have spilled run files. Errors: kCorrupt (from an aggregator or an overflow), or whatever sink returns.
-[[nodiscard]] Status drain_key_ranges(std::span<BookAggregator* const> ranges, std::uint32_t min_games,
+// Sums bucket `bucket` of every store into out (appended, sorted by (key, move)), keeping records
+// with games >= min_games. table: scratch, all games == 0 on entry and on return. Errors: kCorrupt
+// if a count overflows 32 bits.
+[[nodiscard]] Status sum_bucket(std::span<const PlyStore* const> stores, std::size_t bucket, std::uint32_t min_games,
+                                std::vector<formats::BookRecord>& table, std::vector<formats::BookRecord>& out);
+
+// Sums the stores' buckets in key order and calls sink for each record with games >= min_games, in
+// (key, move) order. Buckets are summed in parallel in arena; sink is called serially. Errors:
+// kCorrupt (an overflow), or whatever sink returns.
+[[nodiscard]] Status drain_ply_stores(std::span<const PlyStore* const> stores, std::uint32_t min_games,
                                       const std::function<Status(const formats::BookRecord&)>& sink, tbb::task_arena& arena);
+
+// Writes the store's sums, sorted, as a run file of raw BookRecords at path. Errors: kIo, kCorrupt.
+[[nodiscard]] Status spill_ply_store(const PlyStore& store, const std::filesystem::path& path);
+
+// Merges sorted run files (raw BookRecords), summing equal (key, move) pairs, and calls sink for
+// each record with games >= min_games, in (key, move) order. Errors: kIo reading a run, kCorrupt if
+// a count overflows 32 bits, or whatever sink returns.
+[[nodiscard]] Status merge_run_files(const std::vector<std::filesystem::path>& runs, std::uint32_t min_games,
+                                     const std::function<Status(const formats::BookRecord&)>& sink);
 
 }  // namespace tbkit::pgn

@@ -46,109 +46,91 @@ class TempDir {
   std::filesystem::path path_;
 };
 
-// Records are summed in tables that each own a range of keys (their top bits), so a position lives
-// in one table whatever the thread count: threads do not each grow a copy of the common positions,
-// and the sorted tables are disjoint key ranges. Unbounded builds use kPartitions tables; bounded
-// builds use one, so its budget (and so the spill runs) stay large.
-constexpr int kPartitionBits = 4;
-constexpr std::size_t kPartitions = std::size_t{1} << kPartitionBits;
-// Records a thread holds per table before adding them under the table's lock (10 KB: few fresh pages).
-constexpr std::size_t kFlushRecords = 256;
-// Records a thread holds per table at most while the table is busy (640 KB).
-constexpr std::size_t kMaxPendingRecords = 64 * kFlushRecords;
-
-// Cache-line aligned, as are the thread buffers: each is written by one thread at a time.
-struct alignas(64) Partition {
-  std::mutex mutex;
-  std::optional<BookAggregator> aggregator;
-};
-
-// One per arena thread (plus one shared by callers outside the arena): records waiting per table.
-// Per thread, the records of recent (position, move)s are summed in a small direct-mapped cache
-// before they go to the shared tables: the opening moves recur in most games, and summing them here
-// keeps the shared tables' hottest cache lines from bouncing between cores.
-constexpr int kHotBits = 10;
+// Each thread appends its records to its own PlyStore (no locks held long, no shared cache lines);
+// the stores are summed bucket by bucket at the end (book_aggregator.h). With a budget, a store
+// that fills is spilled as a sorted run file and reused.
+//
+// Unbounded stores: 4096 buckets, so a full-depth build of ~10 M plies sums ~2,700 records per
+// bucket in a table that stays in the L2 cache; slabs of 8 MiB (four huge pages).
+constexpr int kBucketBits = 12;
+constexpr std::size_t kSlabBytes = std::size_t{8} << 20;
+// Budgeted stores aim at buckets of this many records when full.
+constexpr std::size_t kBudgetBucketRecords = 2048;
 
 struct alignas(64) ThreadBuffers {
-  std::mutex mutex;
-  std::vector<BookRecord> hot = std::vector<BookRecord>(std::size_t{1} << kHotBits);  // games == 0: empty
-  std::vector<BookRecord> pending[kPartitions];
+  std::mutex mutex;  // taken once a game; contended only by callers outside the arena
+  std::optional<PlyStore> store;
+  std::vector<std::filesystem::path> runs;
+  Status status;
 };
 
-class PartitionedTables {
+class ThreadStores {
  public:
-  PartitionedTables(std::size_t partitions, std::size_t threads, std::size_t budget_per_table, const std::filesystem::path& dir)
-      : shift_(partitions == 1 ? 64 : 64 - std::countr_zero(partitions)), tables_(partitions), buffers_(threads + 1) {
-    for (std::size_t i = 0; i < partitions; ++i)
-      tables_[i].aggregator.emplace(budget_per_table, dir / ("agg" + std::to_string(i)), partitions == 1 ? 0 : 64 - shift_);
-    for (ThreadBuffers& b : buffers_)
-      for (std::size_t i = 0; i < partitions; ++i) b.pending[i].reserve(kFlushRecords);
+  // budget_per_store: bytes a store may hold before it spills; 0 = unbounded.
+  ThreadStores(std::size_t threads, std::size_t budget_per_store, const std::filesystem::path& dir)
+      : budget_(budget_per_store), dir_(dir), buffers_(threads + 1) {
+    int bits = kBucketBits;
+    std::size_t slab = kSlabBytes;
+    if (budget_) {
+      // Each bucket holds a partly filled chunk, and the last slab is partly used: keep both to a
+      // fraction of the budget.
+      bits = 0;
+      while (bits < 16 && (PlyStore::kChunkBytes << (bits + 1)) <= budget_ / 4 &&
+             (kBudgetBucketRecords * sizeof(PlyRecord) << (bits + 1)) <= budget_)
+        ++bits;
+      slab = std::max(PlyStore::kChunkBytes, std::bit_floor(std::min(budget_ / 8, std::size_t{2} << 20)));
+    }
+    for (ThreadBuffers& b : buffers_) b.store.emplace(bits, slab);
   }
 
   // Thread-safe; called from the parsing threads.
   void add_game(const BookGame& game) {
     const int index = tbb::this_task_arena::current_thread_index();
-    ThreadBuffers& b = buffers_[index >= 0 && std::size_t(index) + 1 < buffers_.size() ? std::size_t(index) : buffers_.size() - 1];
+    const std::size_t i = index >= 0 && std::size_t(index) + 1 < buffers_.size() ? std::size_t(index) : buffers_.size() - 1;
+    ThreadBuffers& b = buffers_[i];
     std::lock_guard lock(b.mutex);
-    BookRecord r{};
-    r.games = 1;
-    r.white_wins = game.result == GameResult::kWhiteWins;
-    r.draws = game.result == GameResult::kDraw;
-    r.black_wins = game.result == GameResult::kBlackWins;
-    for (const BookPly& p : game.plies) {
-      r.key = p.key;
-      r.move = p.move;
-      r.flags = p.white_to_move ? 0 : formats::kBookBlackToMove;
-      const std::uint32_t elo = p.white_to_move ? game.white_elo : game.black_elo;
-      r.rated_games = elo ? 1 : 0;
-      r.elo_sum = elo;
-      BookRecord& h = b.hot[hot_slot(r)];
-      if (h.games != 0 && h.key == r.key && h.move == r.move && h.add(r)) continue;
-      if (h.games != 0) push(b, h);
-      h = r;
-    }
+    for (const BookPly& p : game.plies)
+      b.store->add(p.key, p.move, !p.white_to_move, p.white_to_move ? game.white_elo : game.black_elo, game.result);
+    if (budget_ && b.store->bytes() >= budget_) spill(b, i);
   }
 
-  // Adds every record still waiting; call once parsing is over.
-  void flush_all() {
-    for (ThreadBuffers& b : buffers_) {
-      for (BookRecord& h : b.hot)
-        if (h.games != 0) push(b, std::exchange(h, BookRecord{}));
-      for (std::size_t t = 0; t < tables_.size(); ++t) flush(b.pending[t], t);
-    }
+  // The first spill failure, if any.
+  [[nodiscard]] Status status() const {
+    for (const ThreadBuffers& b : buffers_)
+      if (!b.status.ok()) return b.status;
+    return {};
   }
-
-  [[nodiscard]] std::size_t size() const { return tables_.size(); }
-  [[nodiscard]] BookAggregator& table(std::size_t i) { return *tables_[i].aggregator; }
+  [[nodiscard]] std::size_t run_count() const {
+    std::size_t n = 0;
+    for (const ThreadBuffers& b : buffers_) n += b.runs.size();
+    return n;
+  }
+  // Spills what every store holds and returns all run files.
+  [[nodiscard]] Result<std::vector<std::filesystem::path>> spill_all() {
+    std::vector<std::filesystem::path> runs;
+    for (std::size_t i = 0; i < buffers_.size(); ++i) {
+      if (buffers_[i].store->records() > 0) spill(buffers_[i], i);
+      if (!buffers_[i].status.ok()) return buffers_[i].status.error();
+      runs.insert(runs.end(), buffers_[i].runs.begin(), buffers_[i].runs.end());
+    }
+    return runs;
+  }
+  [[nodiscard]] std::vector<const PlyStore*> stores() const {
+    std::vector<const PlyStore*> out;
+    for (const ThreadBuffers& b : buffers_) out.push_back(&*b.store);
+    return out;
+  }
 
  private:
-  [[nodiscard]] std::size_t table_of(std::uint64_t key) const { return shift_ == 64 ? 0 : std::size_t(key >> shift_); }
-  [[nodiscard]] static std::size_t hot_slot(const BookRecord& r) {
-    return std::size_t((r.key ^ (std::uint64_t(r.move) * 0x9E3779B97F4A7C15ULL)) >> (64 - kHotBits));
-  }
-  void push(ThreadBuffers& b, const BookRecord& r) {
-    const std::size_t t = table_of(r.key);
-    std::vector<BookRecord>& pending = b.pending[t];
-    pending.push_back(r);
-    if (pending.size() % kFlushRecords != 0) return;
-    // A table that another thread holds (growing, say) is passed over while its records fit here.
-    std::unique_lock lock(tables_[t].mutex, std::defer_lock);
-    if (pending.size() < kMaxPendingRecords) {
-      if (!lock.try_lock()) return;
-    } else {
-      lock.lock();
-    }
-    tables_[t].aggregator->add_all(pending);
-    pending.clear();
-  }
-  void flush(std::vector<BookRecord>& records, std::size_t t) {
-    std::lock_guard lock(tables_[t].mutex);
-    tables_[t].aggregator->add_all(records);
-    records.clear();
+  void spill(ThreadBuffers& b, std::size_t i) {
+    std::filesystem::path path = dir_ / ("store" + std::to_string(i) + "-" + std::to_string(b.runs.size()) + ".run");
+    if (auto s = spill_ply_store(*b.store, path); !s && b.status.ok()) b.status = s;
+    b.runs.push_back(std::move(path));
+    b.store->clear();
   }
 
-  int shift_;
-  std::vector<Partition> tables_;
+  std::size_t budget_;
+  std::filesystem::path dir_;
   std::vector<ThreadBuffers> buffers_;
 };
 
@@ -200,12 +182,11 @@ Result<BookBuildSummary> build_book(const std::vector<std::string>& inputs, cons
 
   auto temp = TempDir::create(o.temp_dir);
   if (!temp) return temp.error();
-  // The tables take three eighths of --memory, leaving the rest to the reader's chunks in flight,
-  // the records waiting per thread and the merge.
-  const std::size_t partitions = o.memory_bytes ? 1 : kPartitions;
+  // The stores take three eighths of --memory, shared between the threads, leaving the rest to the
+  // reader's chunks in flight and the merge.
   const std::size_t budget = o.memory_bytes ? std::max<std::size_t>(o.memory_bytes * 3 / 8, 1 << 16) : 0;
-  PartitionedTables tables(partitions, std::size_t(o.threads), budget, temp->path());
-  auto sink = [&tables](const BookGame& g) { tables.add_game(g); };
+  ThreadStores stores(std::size_t(o.threads), budget / std::size_t(o.threads), temp->path());
+  auto sink = [&stores](const BookGame& g) { stores.add_game(g); };
   BookBuildSummary summary;
   auto read = read_pgn_parallel(
       inputs, arena, reader, parallel, [&](const ChunkInfo&) { return std::make_unique<BookGameCollector>(o.filter, sink); },
@@ -217,8 +198,7 @@ Result<BookBuildSummary> build_book(const std::vector<std::string>& inputs, cons
       progress);
   if (!read) return read.error();
   summary.read = std::move(*read);
-
-  tables.flush_all();
+  if (auto s = stores.status(); !s) return s.error();
 
   formats::BookParams params;
   params.max_ply = o.filter.max_ply;
@@ -249,17 +229,14 @@ Result<BookBuildSummary> build_book(const std::vector<std::string>& inputs, cons
     return {};
   };
   Status status;
-  if (tables.size() > 1) {
-    // Key-range tables: each is sorted and filtered on its own, in parallel, and written in order.
-    std::vector<BookAggregator*> ranges;
-    for (std::size_t i = 0; i < tables.size(); ++i) ranges.push_back(&tables.table(i));
-    status = drain_key_ranges(ranges, o.min_games, write, arena);
+  if (stores.run_count() == 0) {
+    // Everything fit in memory: sum the stores' buckets in parallel, written in key order.
+    status = drain_ply_stores(stores.stores(), o.min_games, write, arena);
   } else {
-    BookAggregator& table = tables.table(0);
-    std::vector<SortedRun> memory = table.take_sorted();
-    if (!table.status().ok()) return table.status().error();
-    summary.spill_runs = table.runs().size();
-    status = merge_book_sources(table.runs(), std::move(memory), o.min_games, write, &arena);
+    auto runs = stores.spill_all();
+    if (!runs) return runs.error();
+    summary.spill_runs = runs->size();
+    status = merge_run_files(*runs, o.min_games, write);
   }
   if (!status) return status.error();
   // Both files are complete before either replaces an old one. Closing and replacing (which frees

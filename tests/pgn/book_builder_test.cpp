@@ -242,50 +242,61 @@ TEST_CASE("Book build: bad inputs", "[pgn][book]") {
   CHECK_FALSE(std::filesystem::exists(dir / "x.tbb.tmp"));
 }
 
-TEST_CASE("BookAggregator: key-range tables drain in key order, and take more after take_sorted", "[pgn][book]") {
-  // Two tables split by the key's top bit, as the builder splits by its top 4 bits.
-  BookAggregator low(0, "unused-low", 1), high(0, "unused-high", 1);
-  auto record = [](std::uint64_t key, std::uint16_t move, std::uint32_t games) {
-    formats::BookRecord r{};
-    r.key = key;
-    r.move = move;
-    r.games = games;
-    r.draws = games;
-    return r;
-  };
+TEST_CASE("PlyStore: buckets from several stores sum in key order; cleared stores are reused", "[pgn][book]") {
+  // Two stores (as two threads) of 16 buckets each, sharing keys; one common key in a bucket of its
+  // own outgrows the summing table's initial capacity.
+  PlyStore a(4, 4096), b(4, 4096);
   std::vector<formats::BookRecord> all;
-  for (std::uint64_t i = 0; i < 20000; ++i) {
-    const std::uint64_t key = i * 0x9E3779B97F4A7C15ULL;  // distinct, spread over both halves
-    all.push_back(record(key, std::uint16_t(i % 3), 1 + std::uint32_t(i % 4)));
+  const GameResult results[] = {GameResult::kWhiteWins, GameResult::kDraw, GameResult::kBlackWins, GameResult::kUnknown};
+  for (std::uint64_t i = 0; i < 40000; ++i) {
+    const std::uint64_t key = i < 26000 ? (i % 7000) * 0x9E3779B97F4A7C15ULL : 0x0123456789ABCDEFULL;
+    const auto move = std::uint16_t(i < 26000 ? i % 3 : i % 14000);
+    const bool black = move % 2;
+    const std::uint32_t elo = i % 4 == 0 ? 0 : PlyStore::kMaxElo - std::uint32_t(i % 900);
+    const GameResult result = results[i % 4];
+    (i % 2 ? a : b).add(key, move, black, elo, result);
+    formats::BookRecord r{key, move, std::uint16_t(black ? formats::kBookBlackToMove : 0), 1};
+    r.white_wins = result == GameResult::kWhiteWins;
+    r.draws = result == GameResult::kDraw;
+    r.black_wins = result == GameResult::kBlackWins;
+    r.rated_games = elo != 0;
+    r.elo_sum = elo;
+    all.push_back(r);
   }
-  for (const auto& r : all) (r.key >> 63 ? high : low).add(r);
-  for (const auto& r : all) (r.key >> 63 ? high : low).add(r);  // every count doubles
-  // Emptied by take_sorted, a table takes records again.
-  const std::vector<SortedRun> first = low.take_sorted();
-  REQUIRE(first.size() == 1);
-  for (const auto& r : first[0].records()) low.add(r);
+  CHECK(a.records() + b.records() == all.size());
+  std::vector<formats::BookRecord> expected;
+  std::sort(all.begin(), all.end());
+  bool summed = true;
+  for (const auto& r : all) {
+    if (!expected.empty() && expected.back().key == r.key && expected.back().move == r.move) summed &= expected.back().add(r);
+    else expected.push_back(r);
+  }
+  REQUIRE(summed);
+  std::erase_if(expected, [](const auto& r) { return r.games < 2; });
 
   tbb::task_arena arena(2);
   std::vector<formats::BookRecord> out;
-  BookAggregator* ranges[] = {&low, &high};
-  auto s = drain_key_ranges(ranges, 4, [&](const formats::BookRecord& r) -> Status {
+  const PlyStore* stores[] = {&a, &b};
+  auto s = drain_ply_stores(stores, 2, [&](const formats::BookRecord& r) -> Status {
     out.push_back(r);
     return {};
   }, arena);
   REQUIRE(s.ok());
-  std::vector<formats::BookRecord> expected;
-  for (auto r : all) {
-    r.games *= 2;
-    r.draws *= 2;
-    if (r.games >= 4) expected.push_back(r);
-  }
-  std::sort(expected.begin(), expected.end());
   REQUIRE(out.size() == expected.size());
   std::size_t mismatches = 0;
-  for (std::size_t i = 0; i < out.size(); ++i)
-    mismatches += out[i].key != expected[i].key || out[i].move != expected[i].move || out[i].games != expected[i].games ||
-                  out[i].draws != expected[i].draws;
+  for (std::size_t i = 0; i < out.size(); ++i) mismatches += std::memcmp(&out[i], &expected[i], sizeof out[i]) != 0;
   CHECK(mismatches == 0);
-  CHECK(low.size() == 0);
-  CHECK(high.size() == 0);
+
+  // Cleared, a store takes records again and has forgotten the old ones.
+  const std::size_t used = a.bytes();
+  a.clear();
+  CHECK(a.records() == 0);
+  CHECK(a.bytes() < used);
+  a.add(42, 7, true, 2000, GameResult::kDraw);
+  const PlyStore* one[] = {&a};
+  std::vector<formats::BookRecord> table, sums;
+  REQUIRE(sum_bucket(one, 0, 1, table, sums).ok());
+  REQUIRE(sums.size() == 1);
+  CHECK((sums[0].key == 42 && sums[0].games == 1 && sums[0].draws == 1 && sums[0].elo_sum == 2000 && sums[0].rated_games == 1 &&
+         sums[0].black_to_move()));
 }
