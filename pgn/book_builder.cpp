@@ -159,7 +159,7 @@ Result<BookBuildSummary> build_compat(const std::vector<std::string>& inputs, co
       progress);
   if (!read) return read.error();
   summary.read = std::move(*read);
-  const auto entries = book.entries(o.compat);
+  const auto entries = book.entries(o.compat, &arena);
   if (auto s = formats::write_polyglot_book(o.polyglot_output, entries); !s) return s.error();
   summary.polyglot_entries = entries.size();
   return summary;

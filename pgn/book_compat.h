@@ -5,15 +5,25 @@
 // move of that position are halved, rounding up; at save time moves with n < min_game, sum == 0,
 // sum/n/2 < min_score or of the excluded colour are dropped; weight = sum (1 with uniform); entries
 // sorted by key, weight descending, then first appearance; key 0 is never written.
-// Games must be added in input order: the halving makes the result order-dependent.
+//
+// The halving makes the result order-dependent, but only on the order of each position's own plies.
+// So games are not counted while they are read: each ply is appended, 12 bytes, to a PlyStore
+// (book_aggregator.h) bucketed by the key's top bits, which keeps every bucket's plies in the order
+// they were added. entries() then replays each bucket through a small table that stays in the cache,
+// applying the rules above, and concatenates the buckets in key order. "First appearance" is the
+// order in which a (key, move) pair first occurs in the input; restricted to one key, that is the
+// order of first occurrence in the key's bucket, which is what the replay sees.
+// Games must be added in input order.
 #pragma once
 
 #include <cstdint>
 #include <vector>
 
+#include <oneapi/tbb/task_arena.h>
+
 #include "formats/polyglot_book.h"
+#include "pgn/book_aggregator.h"
 #include "pgn/book_game.h"
-#include "formats/large_allocator.h"
 
 namespace tbkit::pgn {
 
@@ -31,33 +41,14 @@ class PolyglotCompatBook {
   PolyglotCompatBook();
   // Adds one game's plies (the ply limit is applied here, the collector's filters should be off).
   void add_game(const BookGame& game, std::uint32_t max_ply);
-  // The entries make-book would write, in file order.
-  [[nodiscard]] std::vector<formats::PolyglotEntry> entries(const CompatOptions& options) const;
-  [[nodiscard]] std::size_t size() const { return entries_.size(); }
+  // The entries make-book would write, in file order. Buckets are replayed in parallel in arena
+  // (serially without one); the result does not depend on the thread count.
+  [[nodiscard]] std::vector<formats::PolyglotEntry> entries(const CompatOptions& options, tbb::task_arena* arena = nullptr) const;
+  // Plies recorded.
+  [[nodiscard]] std::size_t plies() const { return store_.records(); }
 
  private:
-  struct Entry {
-    std::uint64_t key;
-    std::uint16_t move;
-    std::uint16_t n;
-    std::uint16_t sum;
-    bool white;
-    std::uint32_t next_same_key;  // index of the next entry of this position, or kNone
-  };
-  static constexpr std::uint32_t kNone = 0xFFFFFFFF;
-
-  [[nodiscard]] std::uint32_t find_or_insert(std::uint64_t key, std::uint16_t move, bool white);
-  void halve(std::uint32_t first_of_key);
-  void grow();
-
-  // Huge-page backed (large_allocator.h): growing these tables was mostly page faults.
-  template <class T>
-  using Vector = std::vector<T, formats::LargeAllocator<T>>;
-  Vector<Entry> entries_;
-  Vector<std::uint32_t> slots_;     // open addressing over (key, move) -> entry index
-  Vector<std::uint32_t> key_head_;  // parallel table: first entry of each key, keyed by key alone
-  Vector<std::uint64_t> key_keys_;
-  std::size_t key_count_ = 0;
+  PlyStore store_;
 };
 
 }  // namespace tbkit::pgn

@@ -4,6 +4,7 @@
 
 #include "formats/polyglot_book.h"
 #include "pgn/book_builder.h"
+#include "pgn/book_compat.h"
 #include "tests/formats/book_test_util.h"
 
 using namespace tbkit;
@@ -101,6 +102,35 @@ TEST_CASE("Compat: halving at 16384 games", "[pgn][book][compat]") {
   CHECK(book.entries[0].weight == 16584);
   CHECK(book.entries[1].weight == 40);
   if (have_polyglot()) CHECK(ours == run_polyglot(dir / "many.pgn", "-max-ply 1", dir / "theirs.bin"));
+}
+
+TEST_CASE("Compat: halving and first appearance are per position within a key bucket", "[pgn][book][compat]") {
+  // Two positions whose keys share their top bits (the replay's bucket). A's move reaches 16384
+  // games, between B's plies: only A's moves are halved. B's two moves tie on weight and keep the
+  // order they first appeared in (move 7 before move 3), not move order.
+  constexpr std::uint64_t kA = 0x1230000000000005ULL;
+  constexpr std::uint64_t kB = 0x1230000000000009ULL;
+  PolyglotCompatBook book;
+  auto add = [&](std::uint64_t key, std::uint16_t move, int result) {
+    BookGame g;
+    g.tag_result = result;
+    g.plies.push_back(BookPly{key, move, true});
+    book.add_game(g, 1024);
+  };
+  add(kB, 7, 0);
+  for (int i = 0; i < 10000; ++i) add(kA, 1, 1);
+  add(kB, 3, 0);
+  add(kB, 7, 0);
+  for (int i = 0; i < 6384; ++i) add(kA, 1, 1);
+  add(kB, 3, 0);
+  add(kB, 7, 0);
+  add(kB, 3, 0);
+  add(kA, 2, -1);  // a loss: sum 0, never written
+  CompatOptions o;
+  const std::vector<formats::PolyglotEntry> expected = {{kA, 1, 16384, 0}, {kB, 7, 3, 0}, {kB, 3, 3, 0}};
+  CHECK(book.entries(o) == expected);
+  tbb::task_arena arena(2);
+  CHECK(book.entries(o, &arena) == expected);
 }
 
 TEST_CASE("Compat: byte-identical to polyglot make-book when installed", "[pgn][book][compat]") {
