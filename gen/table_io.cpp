@@ -89,9 +89,13 @@ Status TableSet::load(const std::filesystem::path& path, const Material& expecte
       const int s = int(k / chunks);
       auto& values = table->values[s];
       if (values.empty()) return;
+      // Consecutive slots mostly differ by one step of the last man: no full decode for those.
       Board b;
-      for (std::uint64_t i = (k % chunks) << 16; i < std::min(n, ((k % chunks) + 1) << 16); ++i)
-        if (!table->scheme.decode(i, Color(s), b) || !is_legal(b)) values[i] = DtmValue::illegal();
+      bool placed = false;
+      for (std::uint64_t i = (k % chunks) << 16; i < std::min(n, ((k % chunks) + 1) << 16); ++i) {
+        if (!placed || !table->scheme.advance(i, b)) placed = table->scheme.decode(i, Color(s), b);
+        if (!placed || !is_legal(b)) values[i] = DtmValue::illegal();
+      }
     });
   });
   if (one_side || file->capture_resolved()) expand_table(*table, file->stored_side(), file->capture_resolved(), *this, arena);
