@@ -2,7 +2,10 @@
 
 #include <sys/resource.h>
 
+#include <atomic>
 #include <chrono>
+
+#include <tbb/parallel_for.h>
 
 #include "formats/table_file.h"
 
@@ -33,8 +36,9 @@ std::uint64_t generation_bytes(const Material& m) {
 
 namespace {
 
-// True when `path` holds a valid table of `m` (header matches, every block checksum good).
-bool is_valid_table(const std::filesystem::path& path, const Material& m) {
+// True when `path` holds a valid table of `m`: the header matches and every block passes the
+// checks of TableFile::verify (checksum, decompression, size, symbols), blocks checked in parallel.
+bool is_valid_table(const std::filesystem::path& path, const Material& m, tbb::task_arena& arena) {
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) return false;
   auto file = formats::TableFile::open(path);
@@ -43,7 +47,18 @@ bool is_valid_table(const std::filesystem::path& path, const Material& m) {
   const auto& info = file->info();
   if (info.material != m.name() || info.index_scheme != scheme.id() || info.positions_per_side != scheme.size())
     return false;
-  return file->verify().ok();
+  const std::uint64_t n = info.positions_per_side, per_block = file->values_per_block();
+  const std::uint64_t blocks = (n + per_block - 1) / per_block;
+  std::atomic<bool> ok{true};
+  arena.execute([&] {
+    tbb::parallel_for(std::uint64_t{0}, 2 * blocks, [&](std::uint64_t k) {
+      const chess::Color side = chess::Color(k / blocks);
+      if (!ok.load(std::memory_order_relaxed) || !file->stores(side)) return;
+      const std::uint64_t first = (k % blocks) * per_block;
+      if (!file->values(side, first, std::min(n, first + per_block) - first)) ok = false;
+    });
+  });
+  return ok;
 }
 
 }  // namespace
@@ -69,7 +84,7 @@ Status generate_tables(const std::vector<Material>& wanted, const GenOptions& op
   for (const Material& m : plan) {
     const auto t0 = std::chrono::steady_clock::now();
     const std::filesystem::path path = table_path(opts.dir, m);
-    if (is_valid_table(path, m)) {
+    if (is_valid_table(path, m, arena)) {
       TableSummary s;
       s.material = m;
       s.skipped = true;
