@@ -81,7 +81,7 @@ Status TableSet::load(const std::filesystem::path& path, const Material& expecte
   const std::uint64_t per_block = file->values_per_block();
   const std::uint64_t blocks = (n + per_block - 1) / per_block;
   for (Color c : {Color::kWhite, Color::kBlack})
-    if (file->stores(c)) table->values[index_of(c)].resize(n);
+    if (file->stores(c)) resize_on_huge_pages(table->values[index_of(c)], n);
   std::vector<Status> errors(2 * blocks);
   arena.execute([&] {
     tbb::parallel_for(std::uint64_t{0}, 2 * blocks, [&](std::uint64_t k) {
