@@ -83,14 +83,15 @@ Status generate_tables(const std::vector<Material>& wanted, const GenOptions& op
 
   // A small table's file is written while the next table is solved (one write at a time): the
   // writer's serial parts (symbol count, assembly, fsync) and the solver's (ply barriers) then
-  // leave fewer cores idle. Only tables of at most kOverlapBytes, only files that need no
-  // subtables (versions 1 and 2), and within --mem counting the table and its compressed copy.
+  // leave fewer cores idle. Only with two threads or more, only tables of at most kOverlapBytes,
+  // only files that need no subtables (versions 1 and 2), and within --mem counting the table and
+  // its compressed copy.
   constexpr std::uint64_t kOverlapBytes = std::uint64_t{64} << 20;
   std::uint64_t max_need = 0;
   for (const Material& m : plan) max_need = std::max(max_need, generation_bytes(m));
   auto may_overlap = [&](const SolvedTable& t) {
     const std::uint64_t bytes = 2 * t.scheme.size() * sizeof(DtmValue);
-    return opts.write.format_version < 3 && bytes <= kOverlapBytes &&
+    return arena.max_concurrency() > 1 && opts.write.format_version < 3 && bytes <= kOverlapBytes &&
            (opts.memory_limit == 0 || max_need + 2 * bytes <= opts.memory_limit);
   };
   TableSet loaded;  // before `pending`: outlives a write still running when an error returns

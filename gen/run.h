@@ -35,7 +35,7 @@ struct TableSummary {
   std::uint64_t positions = 0;   // legal positions stored (both sides, symmetry-reduced)
   std::uint64_t wins = 0, draws = 0, losses = 0;
   int longest_plies = 0;         // longest win in plies (0 if none)
-  // A table of up to 64 MiB is written while the next one is solved (generate_tables): its write
+  // With 2+ threads a table of up to 64 MiB is written while the next one is solved: its write
   // figures then overlap the next table's solve figures, wall and CPU alike.
   double seconds = 0;            // wall time for this table: loading dependencies, solving, writing
   double solve_seconds = 0;      // of which solving
