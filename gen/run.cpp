@@ -2,7 +2,11 @@
 
 #include <sys/resource.h>
 
+#include <atomic>
 #include <chrono>
+
+#include <tbb/parallel_for.h>
+#include <tbb/task_group.h>
 
 #include "formats/table_file.h"
 
@@ -33,8 +37,9 @@ std::uint64_t generation_bytes(const Material& m) {
 
 namespace {
 
-// True when `path` holds a valid table of `m` (header matches, every block checksum good).
-bool is_valid_table(const std::filesystem::path& path, const Material& m) {
+// True when `path` holds a valid table of `m`: the header matches and every block passes the
+// checks of TableFile::verify (checksum, decompression, size, symbols), blocks checked in parallel.
+bool is_valid_table(const std::filesystem::path& path, const Material& m, tbb::task_arena& arena) {
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) return false;
   auto file = formats::TableFile::open(path);
@@ -43,7 +48,18 @@ bool is_valid_table(const std::filesystem::path& path, const Material& m) {
   const auto& info = file->info();
   if (info.material != m.name() || info.index_scheme != scheme.id() || info.positions_per_side != scheme.size())
     return false;
-  return file->verify().ok();
+  const std::uint64_t n = info.positions_per_side, per_block = file->values_per_block();
+  const std::uint64_t blocks = (n + per_block - 1) / per_block;
+  std::atomic<bool> ok{true};
+  arena.execute([&] {
+    tbb::parallel_for(std::uint64_t{0}, 2 * blocks, [&](std::uint64_t k) {
+      const chess::Color side = chess::Color(k / blocks);
+      if (!ok.load(std::memory_order_relaxed) || !file->stores(side)) return;
+      const std::uint64_t first = (k % blocks) * per_block;
+      if (!file->values(side, first, std::min(n, first + per_block) - first)) ok = false;
+    });
+  });
+  return ok;
 }
 
 }  // namespace
@@ -65,11 +81,48 @@ Status generate_tables(const std::vector<Material>& wanted, const GenOptions& op
   std::filesystem::create_directories(opts.dir, ec);
   if (ec) return make_error(ErrorCode::kIo, opts.dir.string() + ": cannot create directory: " + ec.message());
 
-  TableSet loaded;
+  // A small table's file is written while the next table is solved (one write at a time): the
+  // writer's serial parts (symbol count, assembly, fsync) and the solver's (ply barriers) then
+  // leave fewer cores idle. Only with two threads or more, only tables of at most kOverlapBytes,
+  // only files that need no subtables (versions 1 and 2), and within --mem counting the table and
+  // its compressed copy.
+  constexpr std::uint64_t kOverlapBytes = std::uint64_t{64} << 20;
+  std::uint64_t max_need = 0;
+  for (const Material& m : plan) max_need = std::max(max_need, generation_bytes(m));
+  auto may_overlap = [&](const SolvedTable& t) {
+    const std::uint64_t bytes = 2 * t.scheme.size() * sizeof(DtmValue);
+    return arena.max_concurrency() > 1 && opts.write.format_version < 3 && bytes <= kOverlapBytes &&
+           (opts.memory_limit == 0 || max_need + 2 * bytes <= opts.memory_limit);
+  };
+  TableSet loaded;  // before `pending`: outlives a write still running when an error returns
+  struct PendingWrite {
+    std::shared_ptr<const SolvedTable> table;
+    TableSummary summary;
+    std::chrono::steady_clock::time_point started;
+    Status status;
+    tbb::task_group group;
+    bool active = false;
+  } pending;
+  // Waits for the pending write (if any), then reports its table. Always called before returning.
+  auto finish_pending = [&]() -> Status {
+    if (!pending.active) return {};
+    arena.execute([&] { pending.group.wait(); });
+    pending.active = false;
+    pending.table.reset();
+    if (!pending.status) return pending.status;
+    pending.summary.peak_rss = peak_rss_bytes();
+    if (summary) summary(pending.summary);
+    return {};
+  };
+  struct WaitOnExit {
+    std::function<Status()> finish;
+    ~WaitOnExit() { (void)finish(); }
+  } wait_on_exit{finish_pending};
   for (const Material& m : plan) {
     const auto t0 = std::chrono::steady_clock::now();
     const std::filesystem::path path = table_path(opts.dir, m);
-    if (is_valid_table(path, m)) {
+    if (is_valid_table(path, m, arena)) {
+      if (Status st = finish_pending(); !st) return st;
       TableSummary s;
       s.material = m;
       s.skipped = true;
@@ -80,7 +133,8 @@ Status generate_tables(const std::vector<Material>& wanted, const GenOptions& op
     // A run killed outright (SIGKILL, power loss) may have left a partial NAME.tmp; it is never read,
     // but remove it so the directory holds only finished tables while this one is solved.
     std::filesystem::remove(path.string() + ".tmp", ec);
-    // Keep in memory only the tables this one converts into; load missing ones from disk.
+    // Keep in memory only the tables this one converts into; load missing ones from disk (not the
+    // table being written: it is the previous one, and stays in `loaded` if this one needs it).
     const std::vector<Material> deps = m.conversions();
     loaded.retain_only(deps);
     for (const Material& d : deps)
@@ -93,36 +147,48 @@ Status generate_tables(const std::vector<Material>& wanted, const GenOptions& op
     if (!solved) return solved.error();
     const auto t2 = std::chrono::steady_clock::now();
     const double c2 = cpu_seconds();
-    if (progress) progress(m, SolveProgress{"write", 0, 0, 0});
-    if (Status st = write_solved_table(path, **solved, loaded, opts.generator, opts.created, arena, opts.write); !st) return st;
-    const auto t3 = std::chrono::steady_clock::now();
-    const double c3 = cpu_seconds();
+    if (Status st = finish_pending(); !st) return st;
 
-    TableSummary s;
+    pending.table = *solved;
+    pending.started = t0;
+    pending.status = {};
+    TableSummary& s = pending.summary;
+    s = TableSummary{};
     s.material = m;
     s.solve_seconds = std::chrono::duration<double>(t2 - t1).count();
-    s.write_seconds = std::chrono::duration<double>(t3 - t2).count();
     s.solve_cpu_seconds = c2 - c1;
-    s.write_cpu_seconds = c3 - c2;
-    for (int side = 0; side < 2; ++side)
-      for (const DtmValue v : (*solved)->values[side]) {
-        if (v.is_illegal()) continue;
-        ++s.positions;
-        if (v.is_win()) {
-          ++s.wins;
-          s.longest_plies = std::max(s.longest_plies, v.plies());
-        } else if (v.is_loss()) {
-          ++s.losses;
-        } else {
-          ++s.draws;
+    if (progress) progress(m, SolveProgress{"write", 0, 0, 0});
+    // The writer reads only its table (versions 1 and 2 ignore the subtables; version 3 is written
+    // here, before `loaded` changes).
+    auto write = [&, path, t2, c2] {
+      pending.status = write_solved_table(path, *pending.table, loaded, opts.generator, opts.created, arena, opts.write);
+      s.write_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t2).count();
+      s.write_cpu_seconds = cpu_seconds() - c2;
+      for (int side = 0; side < 2; ++side)
+        for (const DtmValue v : pending.table->values[side]) {
+          if (v.is_illegal()) continue;
+          ++s.positions;
+          if (v.is_win()) {
+            ++s.wins;
+            s.longest_plies = std::max(s.longest_plies, v.plies());
+          } else if (v.is_loss()) {
+            ++s.losses;
+          } else {
+            ++s.draws;
+          }
         }
-      }
-    s.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    s.peak_rss = peak_rss_bytes();
-    if (summary) summary(s);
+      s.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - pending.started).count();
+    };
+    pending.active = true;
+    if (may_overlap(**solved)) {
+      arena.execute([&] { pending.group.run(write); });
+    } else {
+      write();
+      if (Status st = finish_pending(); !st) return st;
+    }
     loaded.add(std::move(*solved));
   }
-  return {};
+  return finish_pending();
 }
 
 }  // namespace tbkit::gen

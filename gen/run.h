@@ -35,6 +35,8 @@ struct TableSummary {
   std::uint64_t positions = 0;   // legal positions stored (both sides, symmetry-reduced)
   std::uint64_t wins = 0, draws = 0, losses = 0;
   int longest_plies = 0;         // longest win in plies (0 if none)
+  // With 2+ threads a table of up to 64 MiB is written while the next one is solved: its write
+  // figures then overlap the next table's solve figures, wall and CPU alike.
   double seconds = 0;            // wall time for this table: loading dependencies, solving, writing
   double solve_seconds = 0;      // of which solving
   double write_seconds = 0;      // of which coding and writing the file
@@ -51,7 +53,8 @@ struct TableSummary {
 // Bytes needed to generate `m`: the solver plus the tables it converts into, held in memory.
 [[nodiscard]] std::uint64_t generation_bytes(const Material& m);
 
-// Generates `wanted` (normalized) and their dependencies into opts.dir. Refuses up front
+// Generates `wanted` (normalized) and their dependencies into opts.dir, writing a small table's
+// file while the next table is solved (at most one write in flight; see TableSummary). Refuses up front
 // (kUnavailable, naming the table and the bytes it needs) when a table would exceed
 // opts.memory_limit. Calls `progress` during solving and `summary` after each table, from the
 // calling thread. Errors: kIo (naming the file), kCorrupt/kVersion (an existing dependency that

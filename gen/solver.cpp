@@ -418,7 +418,7 @@ std::shared_ptr<SolvedTable> Solver::run() {
   for (int s = 0; s < 2; ++s) {
     count_[s].reset();
     auto& out = table_->values[s];
-    out.resize(n);
+    resize_on_huge_pages(out, n);
     arena_.execute([&] {
       tbb::parallel_for(tbb::blocked_range<std::uint64_t>(0, n, kChunk), [&](const tbb::blocked_range<std::uint64_t>& r) {
         for (std::uint64_t i = r.begin(); i != r.end(); ++i) {

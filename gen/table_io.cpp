@@ -75,25 +75,36 @@ Status TableSet::load(const std::filesystem::path& path, const Material& expecte
       if (!contains(d))
         return make_error(ErrorCode::kUnavailable, path.string() + ": needs " + d.name() + " loaded first");
   }
-  for (Color c : {Color::kWhite, Color::kBlack}) {
-    if (!file->stores(c)) continue;
-    auto values = file->values(c, 0, info.positions_per_side);
-    if (!values) return values.error();
-    table->values[index_of(c)] = std::move(*values);
-  }
-  // Files may store anything in unused slots (formats/table_file.h); mark them illegal again.
+  // Block by block in parallel: decompress, then mark the unused slots illegal again (files may
+  // store anything there, formats/table_file.h). The first error (lowest block) wins.
   const std::uint64_t n = info.positions_per_side;
-  const std::uint64_t chunks = (n + (1 << 16) - 1) >> 16;
+  const std::uint64_t per_block = file->values_per_block();
+  const std::uint64_t blocks = (n + per_block - 1) / per_block;
+  for (Color c : {Color::kWhite, Color::kBlack})
+    if (file->stores(c)) resize_on_huge_pages(table->values[index_of(c)], n);
+  std::vector<Status> errors(2 * blocks);
   arena.execute([&] {
-    tbb::parallel_for(std::uint64_t{0}, 2 * chunks, [&](std::uint64_t k) {
-      const int s = int(k / chunks);
+    tbb::parallel_for(std::uint64_t{0}, 2 * blocks, [&](std::uint64_t k) {
+      const int s = int(k / blocks);
       auto& values = table->values[s];
       if (values.empty()) return;
+      const std::uint64_t first = (k % blocks) * per_block, last = std::min(n, first + per_block);
+      auto got = file->values(Color(s), first, last - first);
+      if (!got) {
+        errors[k] = got.error();
+        return;
+      }
+      // Consecutive slots mostly differ by one step of the last man: no full decode for those.
       Board b;
-      for (std::uint64_t i = (k % chunks) << 16; i < std::min(n, ((k % chunks) + 1) << 16); ++i)
-        if (!table->scheme.decode(i, Color(s), b) || !is_legal(b)) values[i] = DtmValue::illegal();
+      bool placed = false;
+      for (std::uint64_t i = first; i < last; ++i) {
+        if (!placed || !table->scheme.advance(i, b)) placed = table->scheme.decode(i, Color(s), b);
+        values[i] = placed && is_legal(b) ? (*got)[i - first] : DtmValue::illegal();
+      }
     });
   });
+  for (const Status& st : errors)
+    if (!st) return st;
   if (one_side || file->capture_resolved()) expand_table(*table, file->stored_side(), file->capture_resolved(), *this, arena);
   add(std::move(table));
   return {};

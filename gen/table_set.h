@@ -29,6 +29,10 @@ struct SolvedTable {
   [[nodiscard]] DtmValue value(const Board& b) const { return values[index_of(b.side)][scheme.encode(b)]; }
 };
 
+// Sets `values` to n value-initialised entries, on transparent huge pages where the system offers
+// them: tables are probed at random, and 4 KiB pages make nearly each probe a TLB miss.
+void resize_on_huge_pages(std::vector<DtmValue>& values, std::size_t n);
+
 // The board with colours swapped and ranks mirrored (same game value for the side to move).
 [[nodiscard]] Board color_flipped(const Board& b);
 
