@@ -188,6 +188,7 @@ Status check_options(const TableWriteOptions& o) {
     return make_error(ErrorCode::kInvalidArgument, "table options: LZMA2 needs lc, lp, pb <= 4 and lc + lp <= 4");
   if (o.fill_lookahead == 0 || o.fill_lookahead > 65536)
     return make_error(ErrorCode::kInvalidArgument, "table options: fill_lookahead must be 1..65536");
+  if (o.fill_min_run == 0) return make_error(ErrorCode::kInvalidArgument, "table options: fill_min_run must be >= 1");
   if (o.dictionary_bytes > 0 && !zstd)
     return make_error(ErrorCode::kInvalidArgument, "table options: a dictionary needs the zstd codec");
   return {};
