@@ -12,10 +12,19 @@ namespace tbkit::formats {
 // The largest raw LZMA2 stream lzma_encode_block can produce for `input_bytes` bytes.
 [[nodiscard]] std::size_t lzma_block_bound(std::size_t input_bytes);
 
-// Compresses `input` with liblzma preset `preset` (0..9, optionally extreme) and a dictionary of
-// max(4 KiB, input size), appending nothing else. Returns false when liblzma fails (out of memory).
-// Deterministic: the same input and preset give the same bytes. Thread-safe (no shared state).
-[[nodiscard]] bool lzma_encode_block(std::span<const std::byte> input, int preset, bool extreme,
+// Encoder settings: a liblzma preset (0..9, optionally extreme), then overrides (0 or -1: the
+// preset's). lc/lp/pb are carried in the stream, so the decoder needs none of them.
+struct LzmaEncodeOptions {
+  int preset = 9;
+  bool extreme = false;
+  std::uint32_t nice_len = 0;  // 2..273
+  int lc = -1, lp = -1, pb = -1;
+};
+
+// Compresses `input` with `options` and a dictionary of max(4 KiB, input size), appending nothing
+// else. Returns false when liblzma fails (out of memory, invalid options). Deterministic: the same
+// input and options give the same bytes. Thread-safe (no shared state).
+[[nodiscard]] bool lzma_encode_block(std::span<const std::byte> input, const LzmaEncodeOptions& options,
                                      std::vector<std::byte>& output);
 
 // Decompresses a raw LZMA2 stream that must decode to exactly output.size() bytes and use a

@@ -30,8 +30,19 @@ struct TableInfo {
 
 // How symbols (the per-table codes standing for DtmValues) are numbered.
 enum class SymbolOrder : std::uint8_t {
-  kFrequency,  // most frequent value gets code 0 (default)
-  kValue,      // codes in ascending raw-value order (for measurements)
+  kFrequency,   // most frequent value gets code 0 (versions 1 and 2 by default)
+  kValue,       // codes in ascending raw-value order (for measurements)
+  kPreference,  // codes in order of preference_of: fast losses first, draw, fast wins last
+  kDefault,     // kFrequency for versions 1 and 2, kPreference for version 3
+};
+
+// How a version-3 writer chooses the symbols of free slots (illegal, and capture-resolved ones
+// where a worse value is allowed). Any choice reads back the same; only the size differs.
+enum class FillMode : std::uint8_t {
+  kPrevious,  // repeat the previous slot's symbol where allowed (default)
+  kNext,      // kPrevious, but a capture-resolved slot that cannot repeat it takes the next exact slot's
+              // value if allowed (measured: -0.2%, but looser stored bounds slow the probe's pruning)
+  kMatch,     // continue a copy from a fixed distance back, the distance chosen by looking ahead (measured: worse)
 };
 
 // How blocks are compressed (the file's `codec` field).
@@ -46,8 +57,16 @@ struct TableWriteOptions {
   BlockCodec codec = BlockCodec::kLzma2;
   int compression_level = 9;             // zstd: 1..22; LZMA2: preset 0..9
   bool lzma_extreme = false;             // LZMA2: liblzma's "extreme" preset variant
+  // LZMA2 encoder overrides: the match length the encoder settles for (2..273) and the literal
+  // context / position bits (0..4). 0 and -1 mean the writer's choice: the preset's for versions
+  // 1 and 2; nice_len 273 and lc = lp = pb = 0 for version 3 (docs/formats/table.md, measured).
+  std::uint32_t lzma_nice_len = 0;
+  int lzma_lc = -1, lzma_lp = -1, lzma_pb = -1;
+  FillMode fill = FillMode::kPrevious;   // version 3: how free slots are chosen
+  std::uint32_t fill_min_run = 16;       // FillMode::kMatch: shortest copy worth changing the distance
+  std::uint32_t fill_lookahead = 64;     // FillMode::kMatch: slots looked ahead when choosing a distance
   std::uint32_t dictionary_bytes = 0;    // zstd only: 0 = no dictionary, else the trained dictionary's capacity
-  SymbolOrder symbol_order = SymbolOrder::kFrequency;
+  SymbolOrder symbol_order = SymbolOrder::kDefault;
   bool fill_illegal = true;              // store illegal slots as the previous value's symbol
   bool wide_symbols = false;             // force 16-bit symbols (for measurements)
   std::uint32_t format_version = 2;      // both sides: 2, or 1 (zstd only; for golden files). OneSide: always 3

@@ -44,9 +44,17 @@ Symbols build_symbols(std::span<const std::span<const DtmValue>> sides, std::spa
   for (std::uint32_t raw = 0; raw < 65536; ++raw)
     if (counts[raw] != 0) s.values.push_back(std::uint16_t(raw));
   if (s.values.empty()) s.values.push_back(0xFFFF);  // an all-illegal table
-  if (opt.symbol_order == SymbolOrder::kFrequency)
+  const bool one_side = sides.size() == 1;
+  const SymbolOrder order = opt.symbol_order != SymbolOrder::kDefault ? opt.symbol_order
+                            : one_side                                 ? SymbolOrder::kPreference
+                                                                       : SymbolOrder::kFrequency;
+  if (order == SymbolOrder::kFrequency)
     std::stable_sort(s.values.begin(), s.values.end(),
                      [&](std::uint16_t x, std::uint16_t y) { return counts[x] > counts[y]; });
+  else if (order == SymbolOrder::kPreference)
+    std::stable_sort(s.values.begin(), s.values.end(), [](std::uint16_t x, std::uint16_t y) {
+      return preference_of(DtmValue::from_raw(x)) < preference_of(DtmValue::from_raw(y));
+    });
   for (std::size_t code = 0; code < s.values.size(); ++code) s.code_of[s.values[code]] = std::uint16_t(code);
   return s;
 }
@@ -55,8 +63,9 @@ Symbols build_symbols(std::span<const std::span<const DtmValue>> sides, std::spa
 // stored code from slot to slot for filling: a free slot repeats it, and a capture-resolved slot
 // (freedom kNoBetter) repeats it when its value is no better than the slot's own.
 void code_block(std::span<const DtmValue> values, std::span<const SlotFreedom> freedom, const Symbols& s, int width,
-                bool fill, std::uint16_t& previous, std::vector<std::byte>& out) {
+                bool fill, std::uint16_t& previous, std::vector<std::byte>& out, bool look_next = false) {
   out.resize(values.size() * std::size_t(width));
+  std::size_t next = 0;  // look_next: the first exact slot after i (values.size() if none)
   for (std::size_t i = 0; i < values.size(); ++i) {
     const DtmValue v = values[i];
     const SlotFreedom f = freedom.empty() ? SlotFreedom::kExact : freedom[i];
@@ -66,11 +75,98 @@ void code_block(std::span<const DtmValue> values, std::span<const SlotFreedom> f
     } else if (f == SlotFreedom::kNoBetter &&
                preference_of(DtmValue::from_raw(s.values[previous])) <= preference_of(v)) {
       // the previous value is allowed here
+    } else if (f == SlotFreedom::kNoBetter && look_next) {
+      // Not the previous value: the next exact slot's value if allowed (one run boundary, not two).
+      if (next <= i)
+        for (next = i + 1; next < values.size(); ++next)
+          if (!values[next].is_illegal() && freedom[next] == SlotFreedom::kExact) break;
+      const bool ahead = next < values.size() && preference_of(values[next]) <= preference_of(v);
+      code = previous = s.code_of[(ahead ? values[next] : v).raw()];
     } else {
       code = previous = s.code_of[v.raw()];
     }
     if (width == 1) out[i] = std::byte(code);
     else store_le<std::uint16_t>(&out[2 * i], code);
+  }
+}
+
+// FillMode::kMatch (version 3). Every slot copies the slot `d` back, d the current copy
+// distance, as long as its freedom allows; where it does not, the distance changes to the
+// candidate whose copy runs longest from here (up to `lookahead` slots; candidates: the 4 most
+// recently used distances, then kFillDistances; ties to the earlier), and a slot no candidate can
+// fill stores its own value (the distance stays: LZMA codes such a literal against the byte at
+// the last match distance). Free slots thereby continue LZ matches instead of short runs.
+constexpr std::uint16_t kFillDistances[] = {1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 44, 45, 46, 47, 48, 49, 50,
+                                            51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63, 64};
+
+void code_block_match(std::span<const DtmValue> values, std::span<const SlotFreedom> freedom, const Symbols& s, int width,
+                      std::uint32_t lookahead, std::uint32_t min_run, std::vector<std::byte>& out) {
+  const std::size_t n = values.size();
+  enum : std::uint8_t { kExactSlot, kNoBetterSlot, kAnySlot };
+  std::vector<std::uint8_t> kind(n);
+  std::vector<std::uint16_t> own(n, 0);
+  std::vector<int> pref(n, 0);
+  for (std::size_t i = 0; i < n; ++i) {
+    const DtmValue v = values[i];
+    const SlotFreedom f = freedom.empty() ? SlotFreedom::kExact : freedom[i];
+    if (v.is_illegal() || f == SlotFreedom::kAny) {
+      kind[i] = kAnySlot;
+      continue;
+    }
+    kind[i] = f == SlotFreedom::kNoBetter ? kNoBetterSlot : kExactSlot;
+    own[i] = s.code_of[v.raw()];
+    pref[i] = preference_of(v);
+  }
+  std::vector<int> pref_of_code(s.values.size());
+  for (std::size_t c = 0; c < s.values.size(); ++c) pref_of_code[c] = preference_of(DtmValue::from_raw(s.values[c]));
+  auto allowed = [&](std::size_t j, std::uint16_t c) {
+    return kind[j] == kAnySlot || (kind[j] == kExactSlot ? c == own[j] : pref_of_code[c] <= pref[j]);
+  };
+  std::vector<std::uint16_t> code(n, 0), sim(lookahead);
+  // How many slots from i on a copy from `d` back could fill (sim holds the copied codes).
+  auto run = [&](std::size_t i, std::size_t d) {
+    std::uint32_t len = 0;
+    for (; len < lookahead && i + len < n; ++len) {
+      const std::size_t from = i + len - d;
+      const std::uint16_t c = from < i ? code[from] : sim[from - i];
+      if (!allowed(i + len, c)) break;
+      sim[len] = c;
+    }
+    return len;
+  };
+  std::size_t recent[4] = {1, 2, 3, 4};
+  std::size_t d = 1;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (i >= d && allowed(i, code[i - d])) {
+      code[i] = code[i - d];
+      continue;
+    }
+    std::uint32_t best_len = 0;
+    std::size_t best_d = 0;
+    auto consider = [&](std::size_t cand) {
+      if (cand > i || cand == d) return;
+      const std::uint32_t len = run(i, cand);
+      if (len > best_len) best_len = len, best_d = cand;
+    };
+    for (std::size_t r : recent) consider(r);
+    if (best_len < lookahead)
+      for (std::size_t cand : kFillDistances) consider(cand);
+    if (best_len >= min_run) {
+      d = best_d;
+      std::size_t k = 0;
+      while (k < 3 && recent[k] != d) ++k;
+      for (; k > 0; --k) recent[k] = recent[k - 1];
+      recent[0] = d;
+      code[i] = code[i - d];
+    } else {
+      code[i] = kind[i] == kAnySlot ? (i > 0 ? code[i - 1] : 0) : own[i];
+      if (min_run > 1) d = 1;
+    }
+  }
+  out.resize(n * std::size_t(width));
+  for (std::size_t i = 0; i < n; ++i) {
+    if (width == 1) out[i] = std::byte(code[i]);
+    else store_le<std::uint16_t>(&out[2 * i], code[i]);
   }
 }
 
@@ -86,6 +182,13 @@ Status check_options(const TableWriteOptions& o) {
     return make_error(ErrorCode::kInvalidArgument, "table options: compression_level out of range");
   if (o.dictionary_bytes > layout::kMaxDictionaryBytes)
     return make_error(ErrorCode::kInvalidArgument, "table options: dictionary_bytes over 4 MiB");
+  if (o.lzma_nice_len == 1 || o.lzma_nice_len > 273)
+    return make_error(ErrorCode::kInvalidArgument, "table options: lzma_nice_len must be 0 or 2..273");
+  if (o.lzma_lc > 4 || o.lzma_lp > 4 || o.lzma_pb > 4 || std::max(o.lzma_lc, 0) + std::max(o.lzma_lp, 0) > 4)
+    return make_error(ErrorCode::kInvalidArgument, "table options: LZMA2 needs lc, lp, pb <= 4 and lc + lp <= 4");
+  if (o.fill_lookahead == 0 || o.fill_lookahead > 65536)
+    return make_error(ErrorCode::kInvalidArgument, "table options: fill_lookahead must be 1..65536");
+  if (o.fill_min_run == 0) return make_error(ErrorCode::kInvalidArgument, "table options: fill_min_run must be >= 1");
   if (o.dictionary_bytes > 0 && !zstd)
     return make_error(ErrorCode::kInvalidArgument, "table options: a dictionary needs the zstd codec");
   return {};
@@ -219,9 +322,21 @@ Result<std::vector<std::byte>> TableEncoder::encode_block(std::uint64_t block) c
   std::uint16_t previous = h.version >= 3 ? 0 : previous_code(side, first, im.symbols, im.options.fill_illegal);
   const auto freedom = im.freedom.empty() ? im.freedom : im.freedom.subspan(first, count);
   std::vector<std::byte> raw, out;
-  code_block(side.subspan(first, count), freedom, im.symbols, h.symbol_width, im.options.fill_illegal, previous, raw);
+  if (h.version >= 3 && im.options.fill == FillMode::kMatch && im.options.fill_illegal)
+    code_block_match(side.subspan(first, count), freedom, im.symbols, h.symbol_width, im.options.fill_lookahead, im.options.fill_min_run, raw);
+  else
+    code_block(side.subspan(first, count), freedom, im.symbols, h.symbol_width, im.options.fill_illegal, previous, raw,
+               im.options.fill == FillMode::kNext);
   if (h.codec == layout::kCodecLzma2) {
-    if (!lzma_encode_block(raw, im.options.compression_level, im.options.lzma_extreme, out))
+    const TableWriteOptions& o = im.options;
+    const bool v3 = h.version >= 3;  // version 3's tuned defaults (docs/formats/table.md)
+    const LzmaEncodeOptions lzma{.preset = o.compression_level,
+                                 .extreme = o.lzma_extreme,
+                                 .nice_len = o.lzma_nice_len != 0 ? o.lzma_nice_len : v3 ? 273U : 0U,
+                                 .lc = o.lzma_lc >= 0 ? o.lzma_lc : v3 ? 0 : -1,
+                                 .lp = o.lzma_lp >= 0 ? o.lzma_lp : v3 ? 0 : -1,
+                                 .pb = o.lzma_pb >= 0 ? o.lzma_pb : v3 ? 0 : -1};
+    if (!lzma_encode_block(raw, lzma, out))
       return make_error(ErrorCode::kIo, "lzma: cannot compress a block (out of memory?)");
     return out;
   }

@@ -9,6 +9,10 @@
 // version-3 file storing each side, with exact values and capture-resolved, with the writer
 // options of variant NAME (default lzma9-block1024k), and the side choose_stored_side picks; then
 // the totals of the picked side, the best side and the worse side.
+//
+// measure_table_sizes --fill DIR 'SPEC;SPEC...' [MAX_MEN | MATERIAL...]: format version 3 writer
+// variants (SPEC: key=value overrides, see parse_fill_variant) on the side the writer picks;
+// checks every stored value against its slot's freedom; prints per-table and total bytes.
 #include <time.h>
 
 #include <algorithm>
@@ -160,16 +164,102 @@ int measure_sides(const std::string& dir, const std::vector<gen::Material>& want
   return 0;
 }
 
+// A writer variant for the --fill mode: comma-separated key=value overrides of the default
+// version-3 options (fill=prev|match, look=N, nice=N, lc=N, lp=N, pb=N, preset=N, e=1, block=KiB).
+TableWriteOptions parse_fill_variant(const std::string& spec) {
+  TableWriteOptions o;
+  for (std::size_t s = 0; s < spec.size();) {
+    const auto e = std::min(spec.find(',', s), spec.size());
+    const std::string kv = spec.substr(s, e - s);
+    s = e + 1;
+    const auto eq = kv.find('=');
+    if (eq == std::string::npos) continue;
+    const std::string k = kv.substr(0, eq), v = kv.substr(eq + 1);
+    if (k == "fill") o.fill = v == "prev" ? FillMode::kPrevious : v == "next" ? FillMode::kNext : FillMode::kMatch;
+    else if (k == "look") o.fill_lookahead = std::uint32_t(std::stoul(v));
+    else if (k == "order") o.symbol_order = v == "value" ? SymbolOrder::kValue : v == "pref" ? SymbolOrder::kPreference : SymbolOrder::kFrequency;
+    else if (k == "min") o.fill_min_run = std::uint32_t(std::stoul(v));
+    else if (k == "nice") o.lzma_nice_len = std::uint32_t(std::stoul(v));
+    else if (k == "lc") o.lzma_lc = std::stoi(v);
+    else if (k == "lp") o.lzma_lp = std::stoi(v);
+    else if (k == "pb") o.lzma_pb = std::stoi(v);
+    else if (k == "preset") o.compression_level = std::stoi(v);
+    else if (k == "e") o.lzma_extreme = v == "1";
+    else if (k == "block") o.block_bytes = std::uint32_t(std::stoul(v)) * 1024;
+  }
+  return o;
+}
+
+// The --fill mode: per table the side choose_stored_side picks, encoded with each variant; checks
+// that every stored value respects the slot's freedom, prints per-variant totals and CPU seconds.
+int measure_fill(const std::string& dir, const std::vector<gen::Material>& wanted, const std::vector<std::string>& specs) {
+  tbb::task_arena arena(int(std::max(1U, std::thread::hardware_concurrency())));
+  std::vector<std::uint64_t> totals(specs.size(), 0);
+  std::vector<double> cpu(specs.size(), 0);
+  for (const gen::Material& m : wanted) {
+    gen::TableSet set;
+    if (Status st = set.load_with_dependencies(dir, m, arena); !st) {
+      std::fprintf(stderr, "measure_table_sizes: %s\n", st.error().message.c_str());
+      return 1;
+    }
+    const gen::SolvedTable& t = *set.find(m);
+    const TableInfo info{m.name(), t.scheme.id(), t.scheme.size(), "tbkit measure", 0};
+    const gen::StoredSide pick = gen::choose_stored_side(t, set, arena);
+    const int side = index_of(pick.side);
+    const OneSide one{pick.side, t.values[side], pick.freedom};
+    std::string line = "{\"table\": \"" + m.name() + "\"";
+    for (std::size_t k = 0; k < specs.size(); ++k) {
+      const double t0 = cpu_seconds();
+      auto bytes = encode_table(info, one, parse_fill_variant(specs[k]));
+      cpu[k] += cpu_seconds() - t0;
+      if (!bytes) {
+        std::fprintf(stderr, "measure_table_sizes: %s\n", bytes.error().message.c_str());
+        return 1;
+      }
+      auto file = TableFile::open_memory(*bytes, info.material);
+      auto back = file ? file->values(pick.side, 0, t.scheme.size()) : make_error(ErrorCode::kCorrupt, "no file");
+      for (std::uint64_t i = 0; back && i < t.scheme.size(); ++i) {
+        const DtmValue v = t.values[side][i];
+        if (v.is_illegal() || pick.freedom[i] == SlotFreedom::kAny) continue;
+        const DtmValue got = (*back)[i];
+        const bool ok = pick.freedom[i] == SlotFreedom::kExact ? got == v : preference_of(got) <= preference_of(v);
+        if (!ok) back = make_error(ErrorCode::kCorrupt, "slot " + std::to_string(i) + " breaks its freedom");
+      }
+      if (!back) {
+        std::fprintf(stderr, "measure_table_sizes: %s (%s): %s\n", m.name().c_str(), specs[k].c_str(), back.error().message.c_str());
+        return 1;
+      }
+      totals[k] += bytes->size();
+      line += ", \"" + specs[k] + "\": " + std::to_string(bytes->size());
+    }
+    std::printf("%s}\n", line.c_str());
+    std::fflush(stdout);
+  }
+  for (std::size_t k = 0; k < specs.size(); ++k)
+    std::printf("{\"variant\": \"%s\", \"total_bytes\": %llu, \"encode_cpu_s\": %.2f}\n", specs[k].c_str(),
+                static_cast<unsigned long long>(totals[k]), cpu[k]);
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   std::vector<gen::Material> wanted;
   std::vector<std::string> only;
-  std::string dir, sides_dir;
+  std::string dir, sides_dir, fill_dir;
+  std::vector<std::string> fill_specs;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--sides" && i + 1 < argc) {
       sides_dir = argv[++i];
+    } else if (a == "--fill" && i + 2 < argc) {
+      fill_dir = argv[++i];
+      const std::string list = argv[++i];
+      for (std::size_t s = 0; s <= list.size();) {
+        const auto e = std::min(list.find(';', s), list.size());
+        fill_specs.push_back(list.substr(s, e - s));
+        s = e + 1;
+      }
     } else if (a == "--variants" && i + 1 < argc) {
       std::string list = argv[++i];
       for (std::size_t s = 0; s <= list.size();) {
@@ -190,6 +280,7 @@ int main(int argc, char** argv) {
     }
   }
   if (wanted.empty()) wanted = gen::all_materials(4);
+  if (!fill_dir.empty()) return measure_fill(fill_dir, wanted, fill_specs);
   if (!sides_dir.empty()) {
     const std::string name = only.empty() ? "lzma9-block1024k" : only.front();
     for (const Variant& v : all_variants())

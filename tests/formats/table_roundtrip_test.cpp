@@ -157,6 +157,16 @@ TEST_CASE("Format v3: one side, free slots filled within their bounds, blocks in
   for (auto& f : freedom) f = SlotFreedom(rng() % 3);
   TableWriteOptions opt;
   opt.block_bytes = 1024;
+  // Every fill mode keeps every slot within its bounds (the default kPrevious, and the measured others).
+  SECTION("fill: default") {}
+  SECTION("fill: next") { opt.fill = FillMode::kNext; }
+  SECTION("fill: match") { opt.fill = FillMode::kMatch; }
+  SECTION("fill: preset LZMA options, frequency order") {
+    opt.lzma_nice_len = 64;
+    opt.lzma_lc = 3;
+    opt.lzma_pb = 2;
+    opt.symbol_order = SymbolOrder::kFrequency;
+  }
   const OneSide one{chess::Color::kBlack, black, freedom};
   auto whole = encode_table(info_for(n), one, opt);
   REQUIRE(whole.ok());
@@ -210,6 +220,16 @@ TEST_CASE("Table writer rejects bad arguments and cleans up", "[formats][table]"
   CHECK(encode_table(info_for(100), v, v, opt).error().code == ErrorCode::kInvalidArgument);
   opt = {};
   opt.compression_level = 10;
+  CHECK(encode_table(info_for(100), v, v, opt).error().code == ErrorCode::kInvalidArgument);
+  opt = {};
+  opt.lzma_nice_len = 274;
+  CHECK(encode_table(info_for(100), v, v, opt).error().code == ErrorCode::kInvalidArgument);
+  opt = {};
+  opt.lzma_lc = 3;
+  opt.lzma_lp = 2;  // LZMA2: lc + lp <= 4
+  CHECK(encode_table(info_for(100), v, v, opt).error().code == ErrorCode::kInvalidArgument);
+  opt = {};
+  opt.fill_lookahead = 0;
   CHECK(encode_table(info_for(100), v, v, opt).error().code == ErrorCode::kInvalidArgument);
   const auto dir = temp_path("no-such-dir");
   auto st = write_table_file(dir / "x.tbk", info_for(100), v, v);
