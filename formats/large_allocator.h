@@ -22,6 +22,24 @@ inline constexpr std::size_t kHugePage = std::size_t{2} << 20;
 
 [[nodiscard]] inline std::size_t mapped_size(std::size_t bytes) { return (bytes + kHugePage - 1) / kHugePage * kHugePage; }
 
+}  // namespace detail
+
+// Asks for transparent huge pages on the whole 2 MiB pages inside [p, p + bytes). Advice only: a
+// kernel without THP ignores it.
+inline void advise_huge_pages(void* p, std::size_t bytes) {
+#ifdef MADV_HUGEPAGE
+  const auto start = reinterpret_cast<std::uintptr_t>(p);
+  const std::uintptr_t first = (start + detail::kHugePage - 1) / detail::kHugePage * detail::kHugePage;
+  const std::uintptr_t last = (start + bytes) / detail::kHugePage * detail::kHugePage;
+  if (last > first) ::madvise(reinterpret_cast<void*>(first), last - first, MADV_HUGEPAGE);
+#else
+  (void)p;
+  (void)bytes;
+#endif
+}
+
+namespace detail {
+
 // Zeroed memory: calloc below kLargeBlock, else an anonymous mapping. Throws std::bad_alloc.
 [[nodiscard]] inline void* allocate_zeroed(std::size_t bytes) {
   if (bytes < kLargeBlock) {
@@ -37,9 +55,7 @@ inline constexpr std::size_t kHugePage = std::size_t{2} << 20;
   const std::size_t head = (kHugePage - reinterpret_cast<std::uintptr_t>(base) % kHugePage) % kHugePage;
   if (head > 0) ::munmap(base, head);
   ::munmap(base + head + size, kHugePage - head);
-#ifdef MADV_HUGEPAGE
-  ::madvise(base + head, size, MADV_HUGEPAGE);  // advisory: a kernel without THP ignores it
-#endif
+  advise_huge_pages(base + head, size);
   return base + head;
 }
 

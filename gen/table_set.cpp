@@ -1,12 +1,8 @@
 #include "gen/table_set.h"
 
 #include <algorithm>
-#include <cstdint>
 
-#if defined(__linux__)
-#include <sys/mman.h>
-#endif
-
+#include "formats/large_allocator.h"
 
 namespace tbkit::gen {
 
@@ -16,13 +12,7 @@ void resize_on_huge_pages(std::vector<DtmValue>& values, std::size_t n) {
   values.clear();
   values.shrink_to_fit();
   values.reserve(n);  // large: mapped by the allocator, not yet touched
-#if defined(__linux__)
-  constexpr std::uintptr_t kHuge = std::uintptr_t{2} << 20;
-  const auto start = reinterpret_cast<std::uintptr_t>(values.data());
-  const std::uintptr_t first = (start + kHuge - 1) / kHuge * kHuge;
-  const std::uintptr_t last = (start + n * sizeof(DtmValue)) / kHuge * kHuge;
-  if (last > first) madvise(reinterpret_cast<void*>(first), last - first, MADV_HUGEPAGE);  // advice only
-#endif
+  formats::advise_huge_pages(values.data(), n * sizeof(DtmValue));
   values.resize(n);
 }
 
