@@ -55,6 +55,15 @@ class IndexScheme {
   }
   [[nodiscard]] std::uint64_t pair_stride() const { return pair_stride_; }
 
+  // The index as a mixed-radix number: digit 0 is the king pair, digit 1 + g group g's number
+  // (most significant first, so index = sum of digit(d) * product of the radices after d).
+  [[nodiscard]] int digit_count() const { return 1 + int(groups_.size()); }
+  [[nodiscard]] std::uint64_t digit_radix(int d) const {
+    return d == 0 ? std::uint64_t(pair_squares_.size()) : groups_[std::size_t(d - 1)].combinations;
+  }
+  // Whether digit d (>= 1) is a pawn group's.
+  [[nodiscard]] bool pawn_digit(int d) const { return d > 0 && groups_[std::size_t(d - 1)].type == chess::PieceType::kPawn; }
+
   // The group (docs/index.md order) holding the men of colour c and type t; -1 for kings.
   [[nodiscard]] int group_of(chess::Color c, chess::PieceType t) const {
     return group_of_[index_of(c)][index_of(t)];

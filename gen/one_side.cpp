@@ -1,5 +1,7 @@
 #include "gen/one_side.h"
 
+#include <algorithm>
+
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 
@@ -67,27 +69,101 @@ std::vector<SlotFreedom> slot_freedom(const SolvedTable& table, Color side, cons
   return out;
 }
 
-StoredSide choose_stored_side(const SolvedTable& table, const TableSet& subtables, tbb::task_arena& arena) {
-  if (table.material().is_symmetric()) return {Color::kWhite, slot_freedom(table, Color::kWhite, subtables, arena)};
-  std::vector<SlotFreedom> freedom[2];
-  for (int side = 0; side < 2; ++side) freedom[side] = slot_freedom(table, Color(side), subtables, arena);
-  // Judge each side by its capture-resolved symbols coded with zstd level 1 (1 MiB blocks): ~50x
-  // faster than LZMA2, and it picks the side LZMA2 codes smaller (docs/formats/table.md).
-  formats::TableWriteOptions probe_options;
-  probe_options.codec = formats::BlockCodec::kZstd;
-  probe_options.compression_level = 1;
-  formats::TableInfo info;
-  info.material = table.material().name();
-  info.positions_per_side = table.scheme.size();
-  std::uint64_t size[2] = {0, 0};
-  arena.execute([&] {
-    tbb::parallel_for(0, 2, [&](int side) {
-      auto bytes = formats::encode_table(info, formats::OneSide{Color(side), table.values[side], freedom[side]}, probe_options);
-      size[side] = bytes ? bytes->size() : ~std::uint64_t{0};
+namespace {
+
+StoredValues permuted(const SolvedTable& table, Color side, std::span<const SlotFreedom> freedom, const StorageOrder& order,
+                  tbb::task_arena& arena) {
+  const std::uint64_t n = table.scheme.size();
+  StoredValues out{std::vector<DtmValue>(n), std::vector<SlotFreedom>(n)};
+  const auto& values = table.values[index_of(side)];
+  for_chunks(arena, n, [&](std::uint64_t first, std::uint64_t last) {
+    order.for_each_slot(first, last, [&](std::uint64_t s, std::uint64_t i) {
+      out.values[s] = values[i];
+      out.freedom[s] = freedom[i];
     });
   });
-  const int pick = size[1] < size[0] ? 1 : 0;
-  return {Color(pick), std::move(freedom[pick])};
+  return out;
+}
+
+// The zstd-1 stand-in for the writer's codec (docs/formats/table.md): bytes of the capture-resolved
+// symbols of `side` in `order`, over the storage slots [first, first + count) of each window.
+std::uint64_t proxy_bytes(const SolvedTable& table, Color side, std::span<const SlotFreedom> freedom,
+                          const StorageOrder& order, std::span<const std::pair<std::uint64_t, std::uint64_t>> windows) {
+  std::vector<DtmValue> values;
+  std::vector<SlotFreedom> free;
+  for (const auto& [first, count] : windows)
+    order.for_each_slot(first, first + count, [&](std::uint64_t, std::uint64_t i) {
+      values.push_back(table.values[index_of(side)][i]);
+      free.push_back(freedom[i]);
+    });
+  formats::TableWriteOptions options;
+  options.codec = formats::BlockCodec::kZstd;
+  options.compression_level = 1;
+  formats::TableInfo info;
+  info.material = table.material().name();
+  info.positions_per_side = values.size();
+  auto bytes = formats::encode_table(info, formats::OneSide{side, values, free}, options);
+  return bytes ? bytes->size() : ~std::uint64_t{0};
+}
+
+// Every permutation of the scheme's digits (the identity first), or the identity alone beyond 4.
+std::vector<StorageOrder> candidate_orders(const IndexScheme& scheme) {
+  std::vector<StorageOrder> out{StorageOrder(scheme)};
+  const int n = scheme.digit_count();
+  if (n > 4) return out;
+  std::vector<int> order(static_cast<std::size_t>(n));
+  for (int d = 0; d < n; ++d) order[std::size_t(d)] = d;
+  while (std::next_permutation(order.begin(), order.end())) out.emplace_back(scheme, order);
+  return out;
+}
+
+}  // namespace
+
+StoredSide choose_stored_side(const SolvedTable& table, const TableSet& subtables, tbb::task_arena& arena) {
+  const bool symmetric = table.material().is_symmetric();
+  const int sides = symmetric ? 1 : 2;
+  std::vector<SlotFreedom> freedom[2];
+  for (int side = 0; side < sides; ++side) freedom[side] = slot_freedom(table, Color(side), subtables, arena);
+  // The sample: the whole table up to kSample slots, else kWindows windows spread evenly.
+  constexpr std::uint64_t kSample = std::uint64_t{8} << 20, kWindows = 32;
+  const std::uint64_t n = table.scheme.size();
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> windows;
+  if (n <= kSample) windows.emplace_back(0, n);
+  else
+    for (std::uint64_t w = 0; w < kWindows; ++w) windows.emplace_back(w * (n / kWindows), kSample / kWindows);
+  const std::vector<StorageOrder> orders = candidate_orders(table.scheme);
+  std::vector<std::uint64_t> cost(std::size_t(sides) * orders.size());
+  arena.execute([&] {
+    tbb::parallel_for(std::size_t{0}, cost.size(), [&](std::size_t k) {
+      const int side = int(k / orders.size());
+      cost[k] = proxy_bytes(table, Color(side), freedom[side], orders[k % orders.size()], windows);
+    });
+  });
+  // Each side's best order (ties: the earlier candidate, so the identity).
+  std::size_t best[2] = {0, 0};
+  for (int side = 0; side < sides; ++side)
+    for (std::size_t o = 1; o < orders.size(); ++o)
+      if (cost[std::size_t(side) * orders.size() + o] < cost[std::size_t(side) * orders.size() + best[side]])
+        best[side] = o;
+  int pick = 0;
+  if (sides == 2) {
+    // The sides in their best orders over the whole table (a sample misjudges the side more often).
+    std::uint64_t size[2];
+    if (windows.size() == 1) {
+      for (int side = 0; side < 2; ++side) size[side] = cost[std::size_t(side) * orders.size() + best[side]];
+    } else {
+      for (int side = 0; side < 2; ++side) {
+        const std::pair<std::uint64_t, std::uint64_t> whole{0, n};
+        size[side] = proxy_bytes(table, Color(side), freedom[side], orders[best[side]], {&whole, 1});
+      }
+    }
+    pick = size[1] < size[0] ? 1 : 0;
+  }
+  return {Color(pick), std::move(freedom[pick]), orders[best[pick]]};
+}
+
+StoredValues stored_values(const SolvedTable& table, const StoredSide& stored, tbb::task_arena& arena) {
+  return permuted(table, stored.side, stored.freedom, stored.order, arena);
 }
 
 void expand_table(SolvedTable& table, Color stored, bool capture_resolved, const TableSet& subtables,

@@ -8,6 +8,7 @@
 #include <tbb/task_arena.h>
 
 #include "formats/table_file.h"
+#include "gen/storage_order.h"
 #include "gen/table_set.h"
 #include "gen/value_ops.h"
 
@@ -46,15 +47,27 @@ template <class Probe>
 [[nodiscard]] std::vector<formats::SlotFreedom> slot_freedom(const SolvedTable& table, chess::Color side,
                                                              const TableSet& subtables, tbb::task_arena& arena);
 
-// Which side a version-3 file of `table` stores, with that side's slot_freedom: White for a
-// symmetric material (Black's values are White's, colour-flipped); otherwise the side whose
-// capture-resolved symbols compress smaller with zstd level 1 (a fast stand-in for the writer's
-// codec that picks the same side, docs/formats/table.md). Deterministic; parallel in `arena`.
+// Which side a version-3 file of `table` stores, with that side's slot_freedom, and in which
+// storage order (docs/index.md): White for a symmetric material (Black's values are White's,
+// colour-flipped); otherwise, like the order, by the size of the capture-resolved symbols coded
+// with zstd level 1, a fast stand-in for the writer's codec (docs/formats/table.md): each side with
+// each candidate order (every permutation of the index digits, up to 4 digits) over a sample of
+// the table, then the two sides in the best order over the whole table. Deterministic; parallel in
+// `arena`.
 struct StoredSide {
   chess::Color side = chess::Color::kWhite;
-  std::vector<formats::SlotFreedom> freedom;
+  std::vector<formats::SlotFreedom> freedom;  // by index
+  StorageOrder order;
 };
 [[nodiscard]] StoredSide choose_stored_side(const SolvedTable& table, const TableSet& subtables, tbb::task_arena& arena);
+
+// The stored side's values and freedom in its storage order (slot s holds index
+// stored.order.to_index(s)'s), as the file stores them. Parallel in `arena`.
+struct StoredValues {
+  std::vector<DtmValue> values;
+  std::vector<formats::SlotFreedom> freedom;
+};
+[[nodiscard]] StoredValues stored_values(const SolvedTable& table, const StoredSide& stored, tbb::task_arena& arena);
 
 // Rebuilds `table` in place from a version-3 file's values: table.values[stored] holds the stored
 // side's values (illegal slots marked illegal), table.values[other] is overwritten. Resolves the

@@ -9,6 +9,7 @@
 #include <tbb/task_group.h>
 
 #include "formats/table_file.h"
+#include "gen/storage_order.h"
 
 namespace tbkit::gen {
 
@@ -46,7 +47,8 @@ bool is_valid_table(const std::filesystem::path& path, const Material& m, tbb::t
   if (!file) return false;
   const IndexScheme scheme(m);
   const auto& info = file->info();
-  if (info.material != m.name() || info.index_scheme != scheme.id() || info.positions_per_side != scheme.size())
+  if (info.material != m.name() || !StorageOrder::from_file_id(scheme, info.index_scheme) ||
+      info.positions_per_side != scheme.size())
     return false;
   const std::uint64_t n = info.positions_per_side, per_block = file->values_per_block();
   const std::uint64_t blocks = (n + per_block - 1) / per_block;

@@ -4,6 +4,7 @@
 #include "formats/table_file.h"
 #include "gen/one_side.h"
 #include "gen/run.h"
+#include "gen/storage_order.h"
 #include "gen/table_set.h"
 
 namespace tbkit::gen {
@@ -32,11 +33,13 @@ Status write_solved_table(const std::filesystem::path& path, const SolvedTable& 
   info.positions_per_side = table.scheme.size();
   info.generator = generator;
   info.created = created;
-  StoredSide stored;
+  StoredValues stored;
   auto encoder = [&]() -> Result<formats::TableEncoder> {
     if (write.format_version < 3) return formats::TableEncoder::create(info, table.values[0], table.values[1], write);
-    stored = choose_stored_side(table, subtables, arena);
-    const formats::OneSide one{stored.side, table.values[index_of(stored.side)], stored.freedom};
+    StoredSide pick = choose_stored_side(table, subtables, arena);
+    info.index_scheme = pick.order.file_id();
+    stored = stored_values(table, pick, arena);
+    const formats::OneSide one{pick.side, stored.values, stored.freedom};
     return formats::TableEncoder::create(info, one, write);
   }();
   if (!encoder) return encoder.error();
@@ -63,8 +66,8 @@ Status TableSet::load(const std::filesystem::path& path, const Material& expecte
   if (!file) return file.error();
   auto table = std::make_shared<SolvedTable>(expected);
   const auto& info = file->info();
-  if (info.material != expected.name() || info.index_scheme != table->scheme.id() ||
-      info.positions_per_side != table->scheme.size())
+  const std::optional<StorageOrder> order = StorageOrder::from_file_id(table->scheme, info.index_scheme);
+  if (info.material != expected.name() || !order || info.positions_per_side != table->scheme.size())
     return make_error(ErrorCode::kCorrupt, path.string() + ": header (material " + info.material + ", scheme " +
                                                std::to_string(info.index_scheme) + ", " +
                                                std::to_string(info.positions_per_side) + " positions) does not match " +
@@ -94,13 +97,16 @@ Status TableSet::load(const std::filesystem::path& path, const Material& expecte
         errors[k] = got.error();
         return;
       }
-      // Consecutive slots mostly differ by one step of the last man: no full decode for those.
+      // Slots in the file's storage order; consecutive indexes mostly differ by one step of the
+      // last man: no full decode for those.
       Board b;
       bool placed = false;
-      for (std::uint64_t i = first; i < last; ++i) {
-        if (!placed || !table->scheme.advance(i, b)) placed = table->scheme.decode(i, Color(s), b);
-        values[i] = placed && is_legal(b) ? (*got)[i - first] : DtmValue::illegal();
-      }
+      std::uint64_t previous = ~std::uint64_t{0};
+      order->for_each_slot(first, last, [&](std::uint64_t slot, std::uint64_t i) {
+        if (!placed || i != previous + 1 || !table->scheme.advance(i, b)) placed = table->scheme.decode(i, Color(s), b);
+        previous = i;
+        values[i] = placed && is_legal(b) ? (*got)[slot - first] : DtmValue::illegal();
+      });
     });
   });
   for (const Status& st : errors)

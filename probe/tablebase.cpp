@@ -11,6 +11,7 @@
 #include "formats/table_file.h"
 #include "gen/board.h"
 #include "gen/index_scheme.h"
+#include "gen/storage_order.h"
 #include "gen/material.h"
 #include "gen/table_set.h"
 #include "gen/value_ops.h"
@@ -39,6 +40,7 @@ struct Table {
   std::optional<Error> error;  // set once, before ready
   std::optional<formats::TableFile> file;
   std::unique_ptr<gen::IndexScheme> scheme;
+  std::optional<gen::StorageOrder> order;  // the file's slot order
   std::uint64_t positions = 0;
   std::uint64_t values_per_block = 0;
   std::uint64_t blocks_per_side = 0;
@@ -126,8 +128,9 @@ struct Tablebase::Impl {
     const formats::TableInfo& info = file->info();
     std::string problem;
     if (info.material != t.name) problem = "holds " + info.material + ", expected " + t.name;
-    else if (info.index_scheme != scheme->id())
-      problem = "index scheme " + std::to_string(info.index_scheme) + ", expected " + std::to_string(scheme->id());
+    else if (!(t.order = gen::StorageOrder::from_file_id(*scheme, info.index_scheme)))
+      problem = "index scheme " + std::to_string(info.index_scheme) + ", expected " + std::to_string(scheme->id()) +
+                " in some storage order";
     else if (info.positions_per_side != scheme->size())
       problem = std::to_string(info.positions_per_side) + " positions per side, expected " + std::to_string(scheme->size());
     else if (file->values_per_block() == 0)
@@ -162,8 +165,9 @@ struct Tablebase::Impl {
   }
 
   Result<DtmValue> read(const Table& t, Color side, std::uint64_t index) const {
-    const std::uint64_t block = index / t.values_per_block;
-    const std::uint64_t within = index - block * t.values_per_block;
+    const std::uint64_t slot = t.order->to_storage(index);
+    const std::uint64_t block = slot / t.values_per_block;
+    const std::uint64_t within = slot - block * t.values_per_block;
     const std::uint64_t page_in_block = within / t.page_values;
     const auto offset = std::uint32_t(within - page_in_block * t.page_values);
     const std::uint64_t first_page = (index_of(side) * t.blocks_per_side + block) * t.pages_per_block;

@@ -165,7 +165,10 @@ int measure_sides(const std::string& dir, const std::vector<gen::Material>& want
 }
 
 // A writer variant for the --fill mode: comma-separated key=value overrides of the default
-// version-3 options (fill=prev|match, look=N, nice=N, lc=N, lp=N, pb=N, preset=N, e=1, block=KiB).
+// version-3 options (fill=prev|match, look=N, nice=N, lc=N, lp=N, pb=N, preset=N, e=1, block=KiB,
+// zstd=LEVEL for zstd blocks). perm=ORDER (read by measure_fill) stores the slots in another
+// order: letters for the index digits, A the king pair, B, C, ... the groups, most significant first
+// (docs/index.md, "Storage order"); digits not named follow in index order.
 TableWriteOptions parse_fill_variant(const std::string& spec) {
   TableWriteOptions o;
   for (std::size_t s = 0; s < spec.size();) {
@@ -186,6 +189,10 @@ TableWriteOptions parse_fill_variant(const std::string& spec) {
     else if (k == "preset") o.compression_level = std::stoi(v);
     else if (k == "e") o.lzma_extreme = v == "1";
     else if (k == "block") o.block_bytes = std::uint32_t(std::stoul(v)) * 1024;
+    else if (k == "zstd") {
+      o.codec = BlockCodec::kZstd;
+      o.compression_level = std::stoi(v);
+    }
   }
   return o;
 }
@@ -198,6 +205,12 @@ int measure_fill(const std::string& dir, const std::vector<gen::Material>& wante
   std::vector<double> cpu(specs.size(), 0);
   for (const gen::Material& m : wanted) {
     gen::TableSet set;
+    // The slot freedom needs every table m converts into, whatever the version of m's file.
+    for (const gen::Material& d : m.conversions())
+      if (Status st = set.load_with_dependencies(dir, d, arena); !st) {
+        std::fprintf(stderr, "measure_table_sizes: %s\n", st.error().message.c_str());
+        return 1;
+      }
     if (Status st = set.load_with_dependencies(dir, m, arena); !st) {
       std::fprintf(stderr, "measure_table_sizes: %s\n", st.error().message.c_str());
       return 1;
@@ -206,9 +219,28 @@ int measure_fill(const std::string& dir, const std::vector<gen::Material>& wante
     const TableInfo info{m.name(), t.scheme.id(), t.scheme.size(), "tbkit measure", 0};
     const gen::StoredSide pick = gen::choose_stored_side(t, set, arena);
     const int side = index_of(pick.side);
-    const OneSide one{pick.side, t.values[side], pick.freedom};
     std::string line = "{\"table\": \"" + m.name() + "\"";
     for (std::size_t k = 0; k < specs.size(); ++k) {
+      // perm=ORDER (see parse_fill_variant): the slots in that storage order.
+      std::string perm;
+      if (auto at = specs[k].find("perm="); at != std::string::npos) perm = specs[k].substr(at + 5);
+      if (auto c = perm.find(','); c != std::string::npos) perm = perm.substr(0, c);
+      std::vector<int> digits;
+      for (char ch : perm) {
+        const int d = ch - 'A';
+        if (d >= 0 && d < t.scheme.digit_count() && std::find(digits.begin(), digits.end(), d) == digits.end()) digits.push_back(d);
+      }
+      for (int d = 0; d < t.scheme.digit_count(); ++d)
+        if (std::find(digits.begin(), digits.end(), d) == digits.end()) digits.push_back(d);
+      const gen::StorageOrder order(t.scheme, digits);
+      const std::uint64_t N = t.scheme.size();
+      std::vector<DtmValue> pv(N);
+      std::vector<SlotFreedom> pf(N);
+      order.for_each_slot(0, N, [&](std::uint64_t slot, std::uint64_t i) {
+        pv[slot] = t.values[side][i];
+        pf[slot] = pick.freedom[i];
+      });
+      const OneSide one{pick.side, pv, pf};
       const double t0 = cpu_seconds();
       auto bytes = encode_table(info, one, parse_fill_variant(specs[k]));
       cpu[k] += cpu_seconds() - t0;
@@ -219,10 +251,10 @@ int measure_fill(const std::string& dir, const std::vector<gen::Material>& wante
       auto file = TableFile::open_memory(*bytes, info.material);
       auto back = file ? file->values(pick.side, 0, t.scheme.size()) : make_error(ErrorCode::kCorrupt, "no file");
       for (std::uint64_t i = 0; back && i < t.scheme.size(); ++i) {
-        const DtmValue v = t.values[side][i];
-        if (v.is_illegal() || pick.freedom[i] == SlotFreedom::kAny) continue;
+        const DtmValue v = pv[i];
+        if (v.is_illegal() || pf[i] == SlotFreedom::kAny) continue;
         const DtmValue got = (*back)[i];
-        const bool ok = pick.freedom[i] == SlotFreedom::kExact ? got == v : preference_of(got) <= preference_of(v);
+        const bool ok = pf[i] == SlotFreedom::kExact ? got == v : preference_of(got) <= preference_of(v);
         if (!ok) back = make_error(ErrorCode::kCorrupt, "slot " + std::to_string(i) + " breaks its freedom");
       }
       if (!back) {
