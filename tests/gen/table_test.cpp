@@ -46,7 +46,7 @@ TEST_CASE("Generation is identical with 1 and 2 threads", "[gen][solver]") {
   CHECK(compute_stats(a).side[0].longest_win_plies == 79);
 }
 
-TEST_CASE("KPvKP: en passant, promotions, one-ply consistency; format v3 rebuilds it exactly", "[gen][solver][slow]") {
+TEST_CASE("KPvKP: en passant, promotions, one-ply consistency, and format v3 rebuilds it exactly", "[gen][solver][slow]") {
   TableSet set;
   tbb::task_arena arena(2);
   solve_into(set, {mat("KPvKP")}, arena);

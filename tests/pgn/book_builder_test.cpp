@@ -242,7 +242,7 @@ TEST_CASE("Book build: bad inputs", "[pgn][book]") {
   CHECK_FALSE(std::filesystem::exists(dir / "x.tbb.tmp"));
 }
 
-TEST_CASE("PlyStore: buckets from several stores sum in key order; cleared stores are reused", "[pgn][book]") {
+TEST_CASE("PlyStore: buckets from several stores sum in key order, and cleared stores are reused", "[pgn][book]") {
   // Two stores (as two threads) of 16 buckets each, sharing keys; one common key in a bucket of its
   // own outgrows the summing table's initial capacity.
   PlyStore a(4, 4096), b(4, 4096);

@@ -214,7 +214,7 @@ TEST_CASE("reader: begin_moves false skips move resolution", "[pgn][reader]") {
   CHECK(v.games[0].moves.empty());
 }
 
-TEST_CASE("reader: max_ply stops move resolution; game ends, results and token errors stay the same", "[pgn][reader]") {
+TEST_CASE("reader: max_ply stops move resolution, while game ends, results and token errors stay the same", "[pgn][reader]") {
   const std::string text =
       "[Event \"a\"]\n\n1. e4 e5 2. Nf3 {c} Nc6 (2... d6 3. d4 (3. Bc4) exd4) 3. Bb5 $1 a6 4. Ba4!? Nf6 1-0\n\n"
       // Illegal moves past the limit go unnoticed; a comment holding a result and a tag-like line does not end the game.

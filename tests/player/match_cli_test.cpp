@@ -103,7 +103,7 @@ TEST_CASE("match adjudicates repetition, illegal moves and time forfeits", "[pla
   std::filesystem::remove_all(dir);
 }
 
-TEST_CASE("match from book lines plays both colours; bad input is refused", "[player][match][cli]") {
+TEST_CASE("match from book lines plays both colours, and bad input is refused", "[player][match][cli]") {
   const auto dir = temp_dir();
   const auto book = (dir / "b.tbb").string();
   REQUIRE(run_tbkit("book build " + std::string(TBKIT_DATA_DIR) + "/books/gnuchess-500.pgn -q --max-ply 10 -o " + book).exit_code == 0);

@@ -58,7 +58,7 @@ TEST_CASE("play: checkmate ends the game with the right result", "[player][play]
   std::filesystem::remove(pgn);
 }
 
-TEST_CASE("play: as Black the engine moves first; end of input saves an unfinished game", "[player][play][cli]") {
+TEST_CASE("play: as Black the engine moves first, and end of input saves an unfinished game", "[player][play][cli]") {
   const std::string pgn = temp_file("game3.pgn");
   const auto r = run_tbkit("play --color black --time 0.05 --pgn " + pgn, "");
   REQUIRE(r.exit_code == 0);

@@ -71,7 +71,7 @@ TEST_CASE("UCI finds a mate in 2 and reports it as 'score mate 2'", "[player][uc
   CHECK(starting_with(r.out, "bestmove g2g1").size() == 1);
 }
 
-TEST_CASE("UCI 'go infinite' runs until 'stop'; quit mid-search still answers", "[player][uci][cli]") {
+TEST_CASE("UCI 'go infinite' runs until 'stop', and quit mid-search still answers", "[player][uci][cli]") {
   const auto r = run_tbkit("uci", "position startpos\ngo infinite\nisready\nstop\nposition startpos moves d2d4\ngo movetime 200\n");
   REQUIRE(r.exit_code == 0);
   // isready is answered while searching, then one bestmove per go (the second at end of input).
