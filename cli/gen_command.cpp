@@ -141,7 +141,7 @@ void add_gen_command(CLI::App& app, int& exit_code) {
                   "small (default: LZMA2, 1 MiB blocks, smallest files) or fast (zstd 9: ~10x faster to write, ~35% larger)");
   cmd->add_option("--sides", opts->sides,
                   "both (default: both sides to move stored; a cold probe decodes one block) or one (store one side, "
-                  "capture-resolved: ~2.6x smaller files; a probe of the other side searches one ply)");
+                  "capture-resolved: ~2.9x smaller files; a probe of the other side searches one ply)");
   cmd->footer(
       "Tables the named ones convert into (captures, promotions) are generated first; tables already\n"
       "present and valid are skipped, so an interrupted run can simply be restarted. Files are named\n"

@@ -30,8 +30,14 @@ double cpu_seconds() {
   return secs(usage.ru_utime) + secs(usage.ru_stime);
 }
 
-std::uint64_t generation_bytes(const Material& m) {
+std::uint64_t generation_bytes(const Material& m, std::uint32_t format_version) {
   std::uint64_t bytes = solve_bytes(m);
+  if (format_version >= 3) {
+    // Values 2 x 2 bytes, freedom 2 x 1, the permuted copy 2 + 1 per slot, and the samples that
+    // choose the order (gen/one_side.cpp).
+    const std::uint64_t slots = IndexScheme(m).size();
+    bytes = std::max(bytes, slots * 9 + (std::uint64_t{128} << 20));
+  }
   for (const Material& sub : m.conversions()) bytes += IndexScheme(sub).size() * 2 * sizeof(DtmValue);
   return bytes;
 }
@@ -72,7 +78,7 @@ Status generate_tables(const std::vector<Material>& wanted, const GenOptions& op
   const std::vector<Material> plan = dependency_closure(wanted);
   if (opts.memory_limit > 0) {
     for (const Material& m : plan) {
-      const std::uint64_t need = generation_bytes(m);
+      const std::uint64_t need = generation_bytes(m, opts.write.format_version);
       if (need > opts.memory_limit)
         return make_error(ErrorCode::kUnavailable, m.name() + " needs about " + std::to_string((need + (1 << 20) - 1) >> 20) +
                                                        " MiB, over the --mem limit of " +
@@ -90,7 +96,7 @@ Status generate_tables(const std::vector<Material>& wanted, const GenOptions& op
   // its compressed copy.
   constexpr std::uint64_t kOverlapBytes = std::uint64_t{64} << 20;
   std::uint64_t max_need = 0;
-  for (const Material& m : plan) max_need = std::max(max_need, generation_bytes(m));
+  for (const Material& m : plan) max_need = std::max(max_need, generation_bytes(m, opts.write.format_version));
   auto may_overlap = [&](const SolvedTable& t) {
     const std::uint64_t bytes = 2 * t.scheme.size() * sizeof(DtmValue);
     return arena.max_concurrency() > 1 && opts.write.format_version < 3 && bytes <= kOverlapBytes &&

@@ -50,8 +50,10 @@ struct TableSummary {
 // CPU time used so far by this process (user + system, all threads), in seconds (getrusage).
 [[nodiscard]] double cpu_seconds();
 
-// Bytes needed to generate `m`: the solver plus the tables it converts into, held in memory.
-[[nodiscard]] std::uint64_t generation_bytes(const Material& m);
+// Bytes needed to generate `m`: the solver plus the tables it converts into, held in memory; for
+// `format_version` 3 at least what the one-side writer holds (both sides' values, their slot
+// freedom, the stored side in its storage order).
+[[nodiscard]] std::uint64_t generation_bytes(const Material& m, std::uint32_t format_version = 2);
 
 // Generates `wanted` (normalized) and their dependencies into opts.dir, writing a small table's
 // file while the next table is solved (at most one write in flight; see TableSummary). Refuses up front
