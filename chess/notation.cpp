@@ -144,6 +144,9 @@ Result<Move> parse_san(const Position& pos, std::string_view text) {
     s.remove_suffix(1);
   }
 
+  // A capture mark or dash belongs before the destination square ("Qxh5", "e2-e4"), not after it.
+  if (!s.empty() && (s.back() == 'x' || s.back() == ':' || s.back() == '-'))
+    return malformed(text, std::string("'") + s.back() + "' after the destination square");
   PieceType type = PieceType::kPawn;
   if (PieceType t = piece_type_from_letter(s.front()); t != PieceType::kNone) {
     type = t;

@@ -172,6 +172,8 @@ TEST_CASE("SAN rejections name the reason", "[chess][notation]") {
       {kStartFen.data(), "Nggf3", "bad disambiguation", ErrorCode::kInvalidArgument},
       {kStartFen.data(), "Ng1f3f3", "expected a destination square", ErrorCode::kInvalidArgument},
       {kStartFen.data(), "e2e5", "no pawn can move to e5", ErrorCode::kIllegal},
+      {kStartFen.data(), "Nf3x", "'x' after the destination square", ErrorCode::kInvalidArgument},
+      {kStartFen.data(), "e4-", "'-' after the destination square", ErrorCode::kInvalidArgument},
   };
   for (const auto& r : rejects) {
     INFO(r.fen << "  '" << r.text << "'");
