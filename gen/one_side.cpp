@@ -89,12 +89,16 @@ StoredValues permuted(const SolvedTable& table, Color side, std::span<const Slot
 // symbols of `side` in `order`, over the storage slots [first, first + count) of each window.
 std::uint64_t proxy_bytes(const SolvedTable& table, Color side, std::span<const SlotFreedom> freedom,
                           const StorageOrder& order, std::span<const std::pair<std::uint64_t, std::uint64_t>> windows) {
+  std::uint64_t total = 0;
+  for (const auto& window : windows) total += window.second;
   std::vector<DtmValue> values;
-  std::vector<SlotFreedom> free;
+  std::vector<SlotFreedom> freedoms;
+  values.reserve(total);
+  freedoms.reserve(total);
   for (const auto& [first, count] : windows)
     order.for_each_slot(first, first + count, [&](std::uint64_t, std::uint64_t i) {
       values.push_back(table.values[index_of(side)][i]);
-      free.push_back(freedom[i]);
+      freedoms.push_back(freedom[i]);
     });
   formats::TableWriteOptions options;
   options.codec = formats::BlockCodec::kZstd;
@@ -102,7 +106,7 @@ std::uint64_t proxy_bytes(const SolvedTable& table, Color side, std::span<const 
   formats::TableInfo info;
   info.material = table.material().name();
   info.positions_per_side = values.size();
-  auto bytes = formats::encode_table(info, formats::OneSide{side, values, free}, options);
+  auto bytes = formats::encode_table(info, formats::OneSide{side, values, freedoms}, options);
   return bytes ? bytes->size() : ~std::uint64_t{0};
 }
 
