@@ -61,8 +61,6 @@ class IndexScheme {
   [[nodiscard]] std::uint64_t digit_radix(int d) const {
     return d == 0 ? std::uint64_t(pair_squares_.size()) : groups_[std::size_t(d - 1)].combinations;
   }
-  // Whether digit d (>= 1) is a pawn group's.
-  [[nodiscard]] bool pawn_digit(int d) const { return d > 0 && groups_[std::size_t(d - 1)].type == chess::PieceType::kPawn; }
 
   // The group (docs/index.md order) holding the men of colour c and type t; -1 for kings.
   [[nodiscard]] int group_of(chess::Color c, chess::PieceType t) const {

@@ -33,7 +33,9 @@ bool parse_int64(const std::string& s, std::int64_t& out) {
 
 class UciSession {
  public:
-  UciSession(std::istream& in, std::ostream& out) : in_(in), out_(out) {}
+  // Untied: a read from a tied input flushes the output stream without out_mutex_, racing a
+  // search thread's send() (seen as a doubled "bestmove" line). send() flushes every line itself.
+  UciSession(std::istream& in, std::ostream& out) : in_(in), out_(out) { in_.tie(nullptr); }
 
   void run() {
     std::string line;
