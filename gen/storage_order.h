@@ -31,7 +31,6 @@ class StorageOrder {
   [[nodiscard]] std::uint32_t file_id() const;
 
   [[nodiscard]] bool identity() const { return identity_; }
-  [[nodiscard]] int digits() const { return digits_; }
   [[nodiscard]] int digit_at(int position) const { return order_[std::size_t(position)]; }
 
   [[nodiscard]] std::uint64_t to_storage(std::uint64_t index) const {
