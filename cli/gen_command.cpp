@@ -135,7 +135,7 @@ void add_gen_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--all", opts->all, "Generate every table with up to N men (3..6)");
   cmd->add_option("-d,--dir", opts->dir, "Directory for the table files (default: current)");
   cmd->add_option("-t,--threads", opts->threads, "Worker threads (default: all cores)")->check(CLI::Range(1, 1024));
-  cmd->add_option("--mem", opts->mem, "Memory cap, e.g. 8G; refuse up front if a table needs more");
+  cmd->add_option("--mem", opts->mem, "Memory cap, e.g. 8G; refuse up front if a table needs more. Tables later ones need stay in memory up to 1 GiB, within the cap");
   cmd->add_flag("-q,--quiet", opts->quiet, "No progress or summary lines");
   cmd->add_option("--compression", opts->compression,
                   "small (default: LZMA2, 1 MiB blocks, smallest files) or fast (zstd 9: ~10x faster to write, ~35% larger)");

@@ -2,6 +2,7 @@
 
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 
@@ -70,12 +71,48 @@ bool is_valid_table(const std::filesystem::path& path, const Material& m, tbb::t
   return ok;
 }
 
+// What `loaded` keeps before plan[k] is generated: every table plan[k] converts into, then tables
+// later entries convert into, soonest needed first, while they add up to at most opts.keep_bytes
+// (and plan[k]'s need plus them stays within opts.memory_limit). Which tables stay changes only
+// the time, never a file: a table read back from disk has the solver's values.
+// conv[j] = plan[j].conversions().
+std::vector<Material> tables_to_keep(const std::vector<Material>& plan, const std::vector<std::vector<Material>>& conv,
+                                     std::size_t k, const TableSet& loaded, const GenOptions& opts) {
+  std::vector<Material> keep = conv[k];
+  std::uint64_t budget = opts.keep_bytes;
+  if (opts.memory_limit > 0) {
+    const std::uint64_t need = generation_bytes(plan[k], opts.write.format_version);
+    budget = std::min(budget, opts.memory_limit > need ? opts.memory_limit - need : 0);
+  }
+  std::vector<std::pair<std::size_t, Material>> later;  // (first later entry needing it, table)
+  for (const Material& t : loaded.materials()) {
+    if (std::find(keep.begin(), keep.end(), t) != keep.end()) continue;
+    for (std::size_t j = k + 1; j < plan.size(); ++j) {
+      if (std::find(conv[j].begin(), conv[j].end(), t) != conv[j].end()) {
+        later.emplace_back(j, t);
+        break;
+      }
+    }
+  }
+  std::stable_sort(later.begin(), later.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::uint64_t used = 0;
+  for (const auto& [j, t] : later) {
+    const std::uint64_t bytes = IndexScheme(t).size() * 2 * sizeof(DtmValue);
+    if (used + bytes > budget) continue;
+    used += bytes;
+    keep.push_back(t);
+  }
+  return keep;
+}
+
 }  // namespace
 
 Status generate_tables(const std::vector<Material>& wanted, const GenOptions& opts, tbb::task_arena& arena,
                        const std::function<void(const Material&, const SolveProgress&)>& progress,
                        const std::function<void(const TableSummary&)>& summary) {
   const std::vector<Material> plan = dependency_closure(wanted);
+  std::vector<std::vector<Material>> conversions;
+  for (const Material& m : plan) conversions.push_back(m.conversions());
   if (opts.memory_limit > 0) {
     for (const Material& m : plan) {
       const std::uint64_t need = generation_bytes(m, opts.write.format_version);
@@ -126,7 +163,8 @@ Status generate_tables(const std::vector<Material>& wanted, const GenOptions& op
     std::function<Status()> finish;
     ~WaitOnExit() { (void)finish(); }
   } wait_on_exit{finish_pending};
-  for (const Material& m : plan) {
+  for (std::size_t k = 0; k < plan.size(); ++k) {
+    const Material& m = plan[k];
     const auto t0 = std::chrono::steady_clock::now();
     const std::filesystem::path path = table_path(opts.dir, m);
     if (is_valid_table(path, m, arena)) {
@@ -141,12 +179,14 @@ Status generate_tables(const std::vector<Material>& wanted, const GenOptions& op
     // A run killed outright (SIGKILL, power loss) may have left a partial NAME.tmp; it is never read,
     // but remove it so the directory holds only finished tables while this one is solved.
     std::filesystem::remove(path.string() + ".tmp", ec);
-    // Keep in memory only the tables this one converts into; load missing ones from disk (not the
-    // table being written: it is the previous one, and stays in `loaded` if this one needs it).
-    const std::vector<Material> deps = m.conversions();
-    loaded.retain_only(deps);
-    for (const Material& d : deps)
+    // Keep in memory the tables this one converts into and, within opts.keep_bytes, those later
+    // tables convert into; load missing ones from disk (the previous table, just solved, is in
+    // `loaded` already).
+    loaded.retain_only(tables_to_keep(plan, conversions, k, loaded, opts));
+    const std::size_t held = loaded.materials().size();
+    for (const Material& d : conversions[k])
       if (Status st = loaded.load_with_dependencies(opts.dir, d, arena); !st) return st;
+    const std::size_t tables_read = loaded.materials().size() - held;
     const auto t1 = std::chrono::steady_clock::now();
     const double c1 = cpu_seconds();
     auto solved = solve_table(m, loaded, arena, [&](const SolveProgress& p) {
@@ -163,6 +203,7 @@ Status generate_tables(const std::vector<Material>& wanted, const GenOptions& op
     TableSummary& s = pending.summary;
     s = TableSummary{};
     s.material = m;
+    s.tables_read = tables_read;
     s.solve_seconds = std::chrono::duration<double>(t2 - t1).count();
     s.solve_cpu_seconds = c2 - c1;
     if (progress) progress(m, SolveProgress{"write", 0, 0, 0});

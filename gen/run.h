@@ -24,6 +24,10 @@ inline constexpr const char* kTableExtension = ".dtm";
 struct GenOptions {
   std::filesystem::path dir = ".";
   std::uint64_t memory_limit = 0;  // bytes; 0 = no limit
+  // Solved tables that later tables of the run convert into stay in memory, up to this many bytes
+  // beyond what the current table needs (and within memory_limit), so they are not read back from
+  // disk; a version-3 file costs a one-ply search to read (gen/one_side.h). Soonest needed first.
+  std::uint64_t keep_bytes = std::uint64_t{1} << 30;
   std::string generator;           // written into each file's header
   std::int64_t created = 0;        // header timestamp (SOURCE_DATE_EPOCH or 0, chosen by the caller)
   formats::TableWriteOptions write;  // default: LZMA2, both sides (v2); write_options_named("small", "one") for v3
@@ -43,6 +47,7 @@ struct TableSummary {
   double solve_cpu_seconds = 0;  // process CPU time (user + system, all threads) while solving
   double write_cpu_seconds = 0;  // and while writing
   std::uint64_t peak_rss = 0;    // bytes, of the whole process so far
+  std::size_t tables_read = 0;   // tables read from disk for it (the others were kept in memory)
 };
 
 // Peak resident set size of this process in bytes (getrusage).

@@ -64,4 +64,10 @@ std::size_t TableSet::bytes() const {
   return n;
 }
 
+std::vector<Material> TableSet::materials() const {
+  std::vector<Material> out;
+  for (const auto& t : tables_) out.push_back(t->material());
+  return out;
+}
+
 }  // namespace tbkit::gen

@@ -55,6 +55,8 @@ class TableSet {
   // Releases tables not in `keep` (to bound memory during long runs).
   void retain_only(const std::vector<Material>& keep);
   [[nodiscard]] std::size_t bytes() const;
+  // The materials held (normalized), in the order they were added.
+  [[nodiscard]] std::vector<Material> materials() const;
 
  private:
   struct Entry {
