@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <optional>
 
 #include <tbb/parallel_for.h>
 #include <tbb/task_group.h>
@@ -47,16 +48,24 @@ namespace {
 
 // True when `path` holds a valid table of `m`: the header matches and every block passes the
 // checks of TableFile::verify (checksum, decompression, size, symbols), blocks checked in parallel.
-bool is_valid_table(const std::filesystem::path& path, const Material& m, tbb::task_arena& arena) {
+// The file at `path` if it opens and its header is one of `m`'s tables (blocks not checked).
+std::optional<formats::TableFile> table_with_header(const std::filesystem::path& path, const Material& m) {
   std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) return false;
+  if (!std::filesystem::exists(path, ec)) return std::nullopt;
   auto file = formats::TableFile::open(path);
-  if (!file) return false;
+  if (!file) return std::nullopt;
   const IndexScheme scheme(m);
   const auto& info = file->info();
   if (info.material != m.name() || !StorageOrder::from_file_id(scheme, info.index_scheme) ||
       info.positions_per_side != scheme.size())
-    return false;
+    return std::nullopt;
+  return std::move(*file);
+}
+
+bool is_valid_table(const std::filesystem::path& path, const Material& m, tbb::task_arena& arena) {
+  auto file = table_with_header(path, m);
+  if (!file) return false;
+  const auto& info = file->info();
   const std::uint64_t n = info.positions_per_side, per_block = file->values_per_block();
   const std::uint64_t blocks = (n + per_block - 1) / per_block;
   std::atomic<bool> ok{true};
@@ -113,15 +122,19 @@ Status generate_tables(const std::vector<Material>& wanted, const GenOptions& op
   const std::vector<Material> plan = dependency_closure(wanted);
   std::vector<std::vector<Material>> conversions;
   for (const Material& m : plan) conversions.push_back(m.conversions());
-  if (opts.memory_limit > 0) {
-    for (const Material& m : plan) {
-      const std::uint64_t need = generation_bytes(m, opts.write.format_version);
-      if (need > opts.memory_limit)
-        return make_error(ErrorCode::kUnavailable, m.name() + " needs about " + std::to_string((need + (1 << 20) - 1) >> 20) +
-                                                       " MiB, over the --mem limit of " +
-                                                       std::to_string(opts.memory_limit >> 20) + " MiB");
-    }
-  }
+  // The memory cap, checked up front for every table not already on disk (by its header), and
+  // again before solving any table (a present file may turn out damaged).
+  auto over_limit = [&](const Material& m) -> Status {
+    const std::uint64_t need = generation_bytes(m, opts.write.format_version);
+    if (opts.memory_limit == 0 || need <= opts.memory_limit) return {};
+    return make_error(ErrorCode::kUnavailable, m.name() + " needs about " + std::to_string((need + (1 << 20) - 1) >> 20) +
+                                                   " MiB, over the --mem limit of " +
+                                                   std::to_string(opts.memory_limit >> 20) + " MiB");
+  };
+  if (opts.memory_limit > 0)
+    for (const Material& m : plan)
+      if (!table_with_header(table_path(opts.dir, m), m))
+        if (Status st = over_limit(m); !st) return st;
   std::error_code ec;
   std::filesystem::create_directories(opts.dir, ec);
   if (ec) return make_error(ErrorCode::kIo, opts.dir.string() + ": cannot create directory: " + ec.message());
@@ -179,6 +192,7 @@ Status generate_tables(const std::vector<Material>& wanted, const GenOptions& op
     // A run killed outright (SIGKILL, power loss) may have left a partial NAME.tmp; it is never read,
     // but remove it so the directory holds only finished tables while this one is solved.
     std::filesystem::remove(path.string() + ".tmp", ec);
+    if (Status st = over_limit(m); !st) return st;
     // Keep in memory the tables this one converts into and, within opts.keep_bytes, those later
     // tables convert into; load missing ones from disk (the previous table, just solved, is in
     // `loaded` already).

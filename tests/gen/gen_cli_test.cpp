@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <fstream>
 #include <iterator>
 #include <string>
 
@@ -103,6 +104,21 @@ TEST_CASE("gen rejects bad input and memory caps", "[gen][cli]") {
   CHECK(mem.exit_code == 5);
   CHECK(mem.out.find("needs about") != std::string::npos);
   CHECK(mem.out.find("over the --mem limit of 10 MiB") != std::string::npos);
+  // A table already in the directory is not generated, so the cap does not count it.
+  CHECK(run_tbkit("gen KRvK --mem 10M -q -d " + d).exit_code == 5);
+  CHECK(run_tbkit("gen KRvK -q -d " + d).exit_code == 0);
+  CHECK(run_tbkit("gen KRvK --mem 10M -q -d " + d).exit_code == 0);
+  // A damaged block (the header still reads) means generating it again: the cap counts it then.
+  {
+    std::fstream f(dir / "KRvK.dtm", std::ios::in | std::ios::out | std::ios::binary);
+    f.seekg(-1, std::ios::end);
+    const char last = char(f.get());
+    f.seekp(-1, std::ios::end);
+    f.put(char(last ^ 0x55));
+  }
+  Run again = run_tbkit("gen KRvK --mem 10M -d " + d, true);
+  CHECK(again.exit_code == 5);
+  CHECK(again.out.find("KRvK needs about") != std::string::npos);
   CHECK(run_tbkit("stats KQvK -d " + d).exit_code == 3);
   CHECK(run_tbkit("verify " + d + "/nothing").exit_code == 3);
   CHECK(run_tbkit("gen --help").out.find("Exit codes") != std::string::npos);
