@@ -80,40 +80,6 @@ bool is_valid_table(const std::filesystem::path& path, const Material& m, tbb::t
   return ok;
 }
 
-// What `loaded` keeps before plan[k] is generated: every table plan[k] converts into, then tables
-// later entries convert into, soonest needed first, while they add up to at most opts.keep_bytes
-// (and plan[k]'s need plus them stays within opts.memory_limit). Which tables stay changes only
-// the time, never a file: a table read back from disk has the solver's values.
-// conv[j] = plan[j].conversions().
-std::vector<Material> tables_to_keep(const std::vector<Material>& plan, const std::vector<std::vector<Material>>& conv,
-                                     std::size_t k, const TableSet& loaded, const GenOptions& opts) {
-  std::vector<Material> keep = conv[k];
-  std::uint64_t budget = opts.keep_bytes;
-  if (opts.memory_limit > 0) {
-    const std::uint64_t need = generation_bytes(plan[k], opts.write.format_version);
-    budget = std::min(budget, opts.memory_limit > need ? opts.memory_limit - need : 0);
-  }
-  std::vector<std::pair<std::size_t, Material>> later;  // (first later entry needing it, table)
-  for (const Material& t : loaded.materials()) {
-    if (std::find(keep.begin(), keep.end(), t) != keep.end()) continue;
-    for (std::size_t j = k + 1; j < plan.size(); ++j) {
-      if (std::find(conv[j].begin(), conv[j].end(), t) != conv[j].end()) {
-        later.emplace_back(j, t);
-        break;
-      }
-    }
-  }
-  std::stable_sort(later.begin(), later.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-  std::uint64_t used = 0;
-  for (const auto& [j, t] : later) {
-    const std::uint64_t bytes = IndexScheme(t).size() * 2 * sizeof(DtmValue);
-    if (used + bytes > budget) continue;
-    used += bytes;
-    keep.push_back(t);
-  }
-  return keep;
-}
-
 }  // namespace
 
 Status generate_tables(const std::vector<Material>& wanted, const GenOptions& opts, tbb::task_arena& arena,
@@ -196,7 +162,12 @@ Status generate_tables(const std::vector<Material>& wanted, const GenOptions& op
     // Keep in memory the tables this one converts into and, within opts.keep_bytes, those later
     // tables convert into; load missing ones from disk (the previous table, just solved, is in
     // `loaded` already).
-    loaded.retain_only(tables_to_keep(plan, conversions, k, loaded, opts));
+    std::uint64_t keep_budget = opts.keep_bytes;
+    if (opts.memory_limit > 0) {
+      const std::uint64_t need = generation_bytes(m, opts.write.format_version);
+      keep_budget = std::min(keep_budget, opts.memory_limit > need ? opts.memory_limit - need : 0);
+    }
+    loaded.retain_only(loaded.to_keep(conversions, k, keep_budget));
     const std::size_t held = loaded.materials().size();
     for (const Material& d : conversions[k])
       if (Status st = loaded.load_with_dependencies(opts.dir, d, arena); !st) return st;

@@ -58,6 +58,29 @@ void TableSet::retain_only(const std::vector<Material>& keep) {
   for (auto& t : tables) add(std::move(t));
 }
 
+std::vector<Material> TableSet::to_keep(const std::vector<std::vector<Material>>& needs, std::size_t k,
+                                       std::uint64_t budget) const {
+  std::vector<Material> keep = needs[k];
+  std::vector<std::pair<std::size_t, const SolvedTable*>> later;  // (first later step needing it, table)
+  for (const auto& t : tables_) {
+    if (std::find(keep.begin(), keep.end(), t->material()) != keep.end()) continue;
+    for (std::size_t j = k + 1; j < needs.size(); ++j)
+      if (std::find(needs[j].begin(), needs[j].end(), t->material()) != needs[j].end()) {
+        later.emplace_back(j, t.get());
+        break;
+      }
+  }
+  std::stable_sort(later.begin(), later.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::uint64_t used = 0;
+  for (const auto& [j, t] : later) {
+    const std::uint64_t bytes = (t->values[0].size() + t->values[1].size()) * sizeof(DtmValue);
+    if (used + bytes > budget) continue;
+    used += bytes;
+    keep.push_back(t->material());
+  }
+  return keep;
+}
+
 std::size_t TableSet::bytes() const {
   std::size_t n = 0;
   for (const auto& t : tables_) n += (t->values[0].size() + t->values[1].size()) * sizeof(DtmValue);

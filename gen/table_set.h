@@ -54,6 +54,12 @@ class TableSet {
   [[nodiscard]] DtmValue probe(const Board& b) const;
   // Releases tables not in `keep` (to bound memory during long runs).
   void retain_only(const std::vector<Material>& keep);
+  // For a sequence of steps where step j needs the tables needs[j]: what to keep before step k.
+  // All of needs[k], then held tables a later step needs, soonest needed first, while those add up
+  // to at most `budget` bytes (both sides' values). Which tables stay changes only the time: a
+  // table read back from its file has the same values.
+  [[nodiscard]] std::vector<Material> to_keep(const std::vector<std::vector<Material>>& needs, std::size_t k,
+                                              std::uint64_t budget) const;
   [[nodiscard]] std::size_t bytes() const;
   // The materials held (normalized), in the order they were added.
   [[nodiscard]] std::vector<Material> materials() const;

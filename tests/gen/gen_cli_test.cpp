@@ -165,6 +165,32 @@ TEST_CASE("gen --compression fast and small store the same values with different
   std::filesystem::remove_all(fast);
 }
 
+TEST_CASE("verify reads each table once per directory and still names every damaged one", "[gen][cli]") {
+  // Version 3: KPvK and the four tables it converts into, each read back by a one-ply pass.
+  const auto dir = fresh_dir("verify3");
+  const std::string d = "'" + dir.string() + "'";
+  REQUIRE(run_tbkit("gen KPvK -q --sides one --compression fast -d " + d).exit_code == 0);
+  Run good = run_tbkit("verify " + d);
+  CHECK(good.exit_code == 0);
+  CHECK(good.out.find("5 passed, 0 failed") != std::string::npos);
+  // A copy under another name is checked with tables of its own, and passes.
+  std::filesystem::copy_file(dir / "KQvK.dtm", dir / "queen.dtm");
+  CHECK(run_tbkit("verify " + d).out.find("6 passed, 0 failed") != std::string::npos);
+  // KQvK damaged: it fails, and so does KPvK, checked before it, which converts into it.
+  {
+    std::fstream f(dir / "KQvK.dtm", std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(-1, std::ios::end);
+    f.put('\x55');
+  }
+  Run bad = run_tbkit("verify " + d);
+  INFO(bad.out);
+  CHECK(bad.exit_code == 1);
+  CHECK(bad.out.find("4 passed, 2 failed") != std::string::npos);
+  CHECK(bad.out.find("KPvK.dtm: needs KQvK") != std::string::npos);
+  CHECK(bad.out.find("ok   " + (dir / "queen.dtm").string()) != std::string::npos);
+  std::filesystem::remove_all(dir);
+}
+
 namespace {
 
 // Starts `tbkit gen --all 3 -q -t 2 -d dir` in the background (output discarded); returns its pid.
