@@ -46,8 +46,6 @@ std::uint64_t generation_bytes(const Material& m, std::uint32_t format_version) 
 
 namespace {
 
-// True when `path` holds a valid table of `m`: the header matches and every block passes the
-// checks of TableFile::verify (checksum, decompression, size, symbols), blocks checked in parallel.
 // The file at `path` if it opens and its header is one of `m`'s tables (blocks not checked).
 std::optional<formats::TableFile> table_with_header(const std::filesystem::path& path, const Material& m) {
   std::error_code ec;
@@ -62,6 +60,8 @@ std::optional<formats::TableFile> table_with_header(const std::filesystem::path&
   return std::move(*file);
 }
 
+// True when `path` holds a valid table of `m`: the header matches and every block passes the
+// checks of TableFile::verify (checksum, decompression, size, symbols), blocks checked in parallel.
 bool is_valid_table(const std::filesystem::path& path, const Material& m, tbb::task_arena& arena) {
   auto file = table_with_header(path, m);
   if (!file) return false;
