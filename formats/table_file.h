@@ -176,6 +176,12 @@ class TableFile {
   // Checks every block: checksum, decompression, exact size, symbols in range. Errors: kCorrupt.
   [[nodiscard]] Status verify() const;
 
+  // Checks block `block`'s checksum (of its stored, compressed bytes) only: the bytes are the ones
+  // the writer wrote. Blocks are numbered 0..block_count()-1 over both sides. Thread-safe.
+  // Errors: kInvalidArgument (no such block), kCorrupt (checksum; message names file, offset and
+  // block).
+  [[nodiscard]] Status check_block_checksum(std::uint64_t block) const;
+
   // Advises the kernel that blocks will be read in random order (probing). Thread-safe.
   void advise_random_access() const;
 

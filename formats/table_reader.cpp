@@ -238,6 +238,16 @@ Result<std::vector<DtmValue>> TableFile::values(chess::Color side_to_move, std::
   return out;
 }
 
+Status TableFile::check_block_checksum(std::uint64_t block) const {
+  const Impl& im = *impl_;
+  if (block >= im.header.block_count)
+    return make_error(ErrorCode::kInvalidArgument, im.name + ": no block " + std::to_string(block));
+  const auto ref = im.block_ref(block);
+  if (crc32c(im.file.bytes().subspan(ref.offset, ref.size)) != ref.checksum)
+    return corrupt(im.name, ref.offset, im.block_name(block).c_str(), "block checksum mismatch");
+  return {};
+}
+
 Status TableFile::verify() const {
   const Impl& im = *impl_;
   Impl::Scratch s = im.acquire();
