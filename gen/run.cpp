@@ -164,10 +164,10 @@ Status generate_tables(const std::vector<Material>& wanted, const GenOptions& op
       keep_budget = std::min(keep_budget, opts.memory_limit > need ? opts.memory_limit - need : 0);
     }
     loaded.retain_only(loaded.to_keep(conversions, k, keep_budget));
-    const std::size_t held = loaded.materials().size();
+    const std::size_t held = loaded.size();
     for (const Material& d : conversions[k])
       if (Status st = loaded.load_with_dependencies(opts.dir, d, arena); !st) return st;
-    const std::size_t tables_read = loaded.materials().size() - held;
+    const std::size_t tables_read = loaded.size() - held;
     const auto t1 = std::chrono::steady_clock::now();
     const double c1 = cpu_seconds();
     auto solved = solve_table(m, loaded, arena, [&](const SolveProgress& p) {

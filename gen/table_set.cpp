@@ -16,6 +16,13 @@ void resize_on_huge_pages(std::vector<DtmValue>& values, std::size_t n) {
   values.resize(n);
 }
 
+namespace {
+
+// Bytes of a table's values, both sides.
+std::uint64_t value_bytes(const SolvedTable& t) { return (t.values[0].size() + t.values[1].size()) * sizeof(DtmValue); }
+
+}  // namespace
+
 Board color_flipped(const Board& b) {
   Board f;
   for (int c = 0; c < 2; ++c) {
@@ -73,7 +80,7 @@ std::vector<Material> TableSet::to_keep(const std::vector<std::vector<Material>>
   std::stable_sort(later.begin(), later.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   std::uint64_t used = 0;
   for (const auto& [j, t] : later) {
-    const std::uint64_t bytes = (t->values[0].size() + t->values[1].size()) * sizeof(DtmValue);
+    const std::uint64_t bytes = value_bytes(*t);
     if (used + bytes > budget) continue;
     used += bytes;
     keep.push_back(t->material());
@@ -83,14 +90,8 @@ std::vector<Material> TableSet::to_keep(const std::vector<std::vector<Material>>
 
 std::size_t TableSet::bytes() const {
   std::size_t n = 0;
-  for (const auto& t : tables_) n += (t->values[0].size() + t->values[1].size()) * sizeof(DtmValue);
+  for (const auto& t : tables_) n += value_bytes(*t);
   return n;
-}
-
-std::vector<Material> TableSet::materials() const {
-  std::vector<Material> out;
-  for (const auto& t : tables_) out.push_back(t->material());
-  return out;
 }
 
 }  // namespace tbkit::gen

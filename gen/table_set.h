@@ -61,8 +61,8 @@ class TableSet {
   [[nodiscard]] std::vector<Material> to_keep(const std::vector<std::vector<Material>>& needs, std::size_t k,
                                               std::uint64_t budget) const;
   [[nodiscard]] std::size_t bytes() const;
-  // The materials held (normalized), in the order they were added.
-  [[nodiscard]] std::vector<Material> materials() const;
+  // How many tables are held.
+  [[nodiscard]] std::size_t size() const { return tables_.size(); }
 
  private:
   struct Entry {
