@@ -60,11 +60,26 @@ Conversions conversions_of(const TableSet& subtables, const Board& b) {
   return out;
 }
 
-std::vector<SlotFreedom> slot_freedom(const SolvedTable& table, Color side, const TableSet& subtables,
-                                      tbb::task_arena& arena) {
+std::vector<SlotFreedom> search_slot_freedom(const SolvedTable& table, Color side, const TableSet& subtables,
+                                             tbb::task_arena& arena) {
   std::vector<SlotFreedom> out(table.scheme.size());
   for_chunks(arena, out.size(), [&](std::uint64_t first, std::uint64_t last) {
     fill_freedom(table, side, subtables, first, last, out.data() + first);
+  });
+  return out;
+}
+
+std::vector<SlotFreedom> slot_freedom(const SolvedTable& table, Color side, const TableSet& subtables,
+                                      tbb::task_arena& arena) {
+  const auto& marks = table.no_better[index_of(side)];
+  if (marks.empty()) return search_slot_freedom(table, side, subtables, arena);
+  const auto& values = table.values[index_of(side)];
+  std::vector<SlotFreedom> out(values.size());
+  for_chunks(arena, out.size(), [&](std::uint64_t first, std::uint64_t last) {
+    for (std::uint64_t i = first; i < last; ++i)
+      out[i] = values[i].is_illegal()             ? SlotFreedom::kAny
+               : (marks[i / 64] >> (i % 64)) & 1 ? SlotFreedom::kNoBetter
+                                                 : SlotFreedom::kExact;
   });
   return out;
 }

@@ -43,9 +43,14 @@ template <class Probe>
 // The writer's freedom for each slot of `side` in `table` (exact values, both sides, as the
 // solver gives them): kAny for illegal slots; kNoBetter for checkmate, stalemate and where the
 // value equals the best conversion; else kExact. So a legal slot's stored value is never better
-// than its exact value. Parallel in `arena`; same result for any arena size.
+// than its exact value. Read from table.no_better when the solver left it, else searched
+// (search_slot_freedom). Parallel in `arena`; same result for any arena size.
 [[nodiscard]] std::vector<formats::SlotFreedom> slot_freedom(const SolvedTable& table, chess::Color side,
                                                              const TableSet& subtables, tbb::task_arena& arena);
+// The same, always found by generating each position's moves and looking its conversions up in
+// `subtables` (which must hold every table `table` converts into).
+[[nodiscard]] std::vector<formats::SlotFreedom> search_slot_freedom(const SolvedTable& table, chess::Color side,
+                                                                    const TableSet& subtables, tbb::task_arena& arena);
 
 // Which side a version-3 file of `table` stores, with that side's slot_freedom, and in which
 // storage order (docs/index.md): White for a symmetric material (Black's values are White's,

@@ -23,20 +23,33 @@ namespace {
 
 // Per-position solver state, 16 bits:
 //   0                 unresolved, may still lose
-//   0x8000 | f        unresolved, may still lose, but not faster than f plies (a conversion loses in f)
-//   1..0x7FFF         resolved, ply = state - 1 (odd: win, even: loss); wins may still shorten
+//   0x8000 | f        unresolved, may still lose, but not faster than f plies (a conversion loses in f);
+//                     with 0x4000 (kConvBit) when that conversion is a capture or promotion
+//   1..0x3FFF         resolved, ply = state - 1 (odd: win, even: loss); wins may still shorten
 //                     until their ply is reached
-//   kNoLoss           unresolved, cannot lose (a conversion draws, or stalemate)
+//   0x4001..0x7FFF    the same, and the value is that of a capture or promotion (the writer of
+//                     capture-resolved files may store anything no better there: gen/one_side.h)
+//   kNoLoss           unresolved, cannot lose: stalemate, or a capture or promotion draws
+//   kNoLossOther      unresolved, cannot lose: only a double push into an en-passant stalemate draws
 //   kIllegal          unused slot
+// The conversion mark costs nothing in the loops: a quiet move that improves a value stores the
+// plain state, so a state still marked at the end is a value equal to the best conversion.
 constexpr std::uint16_t kUnknown = 0;
 constexpr std::uint16_t kFloorBit = 0x8000;
+constexpr std::uint16_t kConvBit = 0x4000;
+constexpr std::uint16_t kNoLossOther = 0xFFFD;
 constexpr std::uint16_t kNoLoss = 0xFFFE;
 constexpr std::uint16_t kIllegal = 0xFFFF;
+constexpr int kMaxPly = kConvBit - 2;  // resolved(kMaxPly) | kConvBit < kFloorBit
 constexpr std::uint64_t kChunk = 1 << 12;
 
 constexpr bool is_resolved(std::uint16_t s) { return s >= 1 && s < kFloorBit; }
-constexpr bool can_lose(std::uint16_t s) { return s == kUnknown || (s & kFloorBit && s < kNoLoss); }
+constexpr bool can_lose(std::uint16_t s) { return s == kUnknown || (s & kFloorBit && s < kNoLossOther); }
 constexpr std::uint16_t resolved(int ply) { return std::uint16_t(ply + 1); }
+// The ply of a resolved state, marked or not.
+constexpr int ply_of(std::uint16_t s) { return (s & ~kConvBit) - 1; }
+// A floor state's ply.
+constexpr int floor_of(std::uint16_t s) { return s & ~(kFloorBit | kConvBit); }
 
 bool kings_on_long_diagonal(const Board& b) {
   constexpr Bitboard kMain = 0x8040201008040201ULL, kAnti = 0x0102040810204080ULL;
@@ -138,6 +151,7 @@ class Solver {
     return (chunk_plies_[side][first / kChunk] >> (ply & 63)) & 1;
   }
   void note_ply(int ply) {
+    assert(ply <= kMaxPly && "a ply beyond the state encoding");
     int cur = max_ply_.load(std::memory_order_relaxed);
     while (ply > cur && !max_ply_.compare_exchange_weak(cur, ply, std::memory_order_relaxed)) {}
   }
@@ -178,7 +192,9 @@ void Solver::init_position(int side, std::uint64_t i, const Board* decoded, std:
   const Board& b = *decoded;
   int in_table = 0;
   bool any_move = false;
-  std::optional<DtmValue> conversion;
+  // conversion: the best over captures, promotions and double pushes into an en-passant stalemate;
+  // capture: over captures and promotions alone (what capture-resolved files compare with).
+  std::optional<DtmValue> conversion, capture;
   // Quiet piece moves are counted without building the children; only a child with both kings on
   // one long diagonal (pawnless) can be its own mirror image and weigh 2.
   auto bulk = [&](PieceType t, Square from, Bitboard targets) {
@@ -200,6 +216,7 @@ void Solver::init_position(int side, std::uint64_t i, const Board* decoded, std:
     if (mi.kind == MoveKind::kConversion) {
       const DtmValue v = back_up(subtables_.probe(child));
       conversion = conversion ? better_of(*conversion, v) : v;
+      capture = capture ? better_of(*capture, v) : v;
       return;
     }
     std::optional<DtmValue> ep;
@@ -227,19 +244,20 @@ void Solver::init_position(int side, std::uint64_t i, const Board* decoded, std:
   if (!any_move) {
     s = in_check(b) ? resolved(0) : kNoLoss;
   } else if (conversion) {
+    const std::uint16_t mark = capture && *capture == *conversion ? kConvBit : 0;
     if (conversion->is_win()) {
-      s = resolved(conversion->plies());
+      s = std::uint16_t(resolved(conversion->plies()) | mark);
     } else if (conversion->is_draw()) {
-      s = kNoLoss;
+      s = mark ? kNoLoss : kNoLossOther;
     } else if (in_table == 0) {
-      s = resolved(conversion->plies());
+      s = std::uint16_t(resolved(conversion->plies()) | mark);
     } else if (conversion->plies() > 0) {
-      s = std::uint16_t(kFloorBit | conversion->plies());
+      s = std::uint16_t(kFloorBit | mark | conversion->plies());
     }
   }
   if (is_resolved(s)) {
-    note_ply(s - 1);
-    note_chunk(side, i, s - 1);
+    note_ply(ply_of(s));
+    note_chunk(side, i, ply_of(s));
   }
   state_[side][i] = s;
 }
@@ -250,8 +268,8 @@ void Solver::mark_win(int side, std::uint64_t i, int ply) {
   for (;;) {
     assert(cur != kIllegal);
     if (is_resolved(cur)) {
-      assert((cur - 1) % 2 == 1 && "a predecessor of a loss cannot be lost");
-      if (cur - 1 <= ply) return;
+      assert(ply_of(cur) % 2 == 1 && "a predecessor of a loss cannot be lost");
+      if (ply_of(cur) <= ply) return;
     }
     if (ref.compare_exchange_weak(cur, resolved(ply), std::memory_order_relaxed)) break;
   }
@@ -266,9 +284,11 @@ void Solver::count_down(int side, std::uint64_t i, int successor_ply, int weight
   const std::uint8_t before = count(side, i).fetch_sub(std::uint8_t(weight), std::memory_order_relaxed);
   assert(before >= weight);
   if (before != weight) return;
-  const int floor = cur == kUnknown ? 0 : cur & ~kFloorBit;
+  const int floor = cur == kUnknown ? 0 : floor_of(cur);
   const int ply = std::max(successor_ply + 1, floor);
-  ref.store(resolved(ply), std::memory_order_relaxed);
+  // Lost exactly as fast as by the marked conversion: the value is the conversion's.
+  const std::uint16_t mark = cur != kUnknown && ply == floor ? std::uint16_t(cur & kConvBit) : 0;
+  ref.store(std::uint16_t(resolved(ply) | mark), std::memory_order_relaxed);
   note_ply(ply);
   note_chunk(side, i, ply);
 }
@@ -390,7 +410,7 @@ std::shared_ptr<SolvedTable> Solver::run() {
       std::uint64_t span_first = last;  // no board yet
       Board b;
       for (std::uint64_t i = first; i < last; ++i) {
-        if (state(side, i).load(std::memory_order_relaxed) != target) continue;
+        if ((state(side, i).load(std::memory_order_relaxed) & ~kConvBit) != target) continue;
         ++local;
         // Within a span only the last man moves: place it instead of decoding the whole board.
         if (i < span_first || i >= span_first + span || !scheme_.place_last(i - span_first, b)) {
@@ -407,7 +427,7 @@ std::shared_ptr<SolvedTable> Solver::run() {
       const Deferred& d = deferred[next_deferred];
       assert(d.ply == ply);
       const std::uint16_t succ = state_[1 - d.side][d.succ];
-      if (is_resolved(succ) && (succ - 1) % 2 == 1 && succ - 1 <= ply) continue;  // counted by propagate
+      if (is_resolved(succ) && ply_of(succ) % 2 == 1 && ply_of(succ) <= ply) continue;  // counted by propagate
       count_down(d.side, d.pred, ply, 1);
     }
     resolved_total += found.load();
@@ -419,18 +439,30 @@ std::shared_ptr<SolvedTable> Solver::run() {
     count_[s].reset();
     auto& out = table_->values[s];
     resize_on_huge_pages(out, n);
+    auto& no_better = table_->no_better[s];
+    no_better.assign((n + 63) / 64, 0);
+    // One 64-slot word of no_better per step, so no two tasks share a word.
     arena_.execute([&] {
-      tbb::parallel_for(tbb::blocked_range<std::uint64_t>(0, n, kChunk), [&](const tbb::blocked_range<std::uint64_t>& r) {
-        for (std::uint64_t i = r.begin(); i != r.end(); ++i) {
-          const std::uint16_t st = state_[s][i];
-          if (st == kIllegal) {
-            out[i] = DtmValue::illegal();
-          } else if (is_resolved(st)) {
-            const int ply = st - 1;
-            out[i] = ply % 2 ? DtmValue::win_in_plies(ply) : DtmValue::loss_in_plies(ply);
-          } else {
-            out[i] = DtmValue::draw();
+      tbb::parallel_for(tbb::blocked_range<std::uint64_t>(0, no_better.size(), kChunk / 64),
+                        [&](const tbb::blocked_range<std::uint64_t>& r) {
+        for (std::uint64_t w = r.begin(); w != r.end(); ++w) {
+          std::uint64_t bits = 0;
+          for (std::uint64_t i = w * 64; i < std::min(n, w * 64 + 64); ++i) {
+            const std::uint16_t st = state_[s][i];
+            bool mark = false;
+            if (st == kIllegal) {
+              out[i] = DtmValue::illegal();
+            } else if (is_resolved(st)) {
+              const int ply = ply_of(st);
+              out[i] = ply % 2 ? DtmValue::win_in_plies(ply) : DtmValue::loss_in_plies(ply);
+              mark = ply == 0 || (st & kConvBit);  // checkmate, or a conversion's value
+            } else {
+              out[i] = DtmValue::draw();
+              mark = st == kNoLoss;  // stalemate, or a conversion's draw
+            }
+            bits |= std::uint64_t(mark) << (i % 64);
           }
+          no_better[w] = bits;
         }
       });
     });
@@ -444,8 +476,8 @@ std::shared_ptr<SolvedTable> Solver::run() {
 std::uint64_t solve_bytes(const Material& material) {
   const IndexScheme scheme(material);
   // Solver state (2 bytes) and move counter (1 byte) per slot and side; the output (2 bytes) replaces
-  // the state one side at a time.
-  return scheme.size() * 2 * 3 + scheme.size() * 2 + (64U << 20);
+  // the state one side at a time; the no-better marks take 1 bit per slot and side.
+  return scheme.size() * 2 * 3 + scheme.size() * 2 + scheme.size() / 4 + (64U << 20);
 }
 
 Result<std::shared_ptr<SolvedTable>> solve_table(const Material& material, const TableSet& subtables,

@@ -23,6 +23,10 @@ struct SolvedTable {
   explicit SolvedTable(const Material& m) : scheme(m) {}
   IndexScheme scheme;
   std::array<std::vector<DtmValue>, 2> values;  // [side to move][index]
+  // Set by the solver (empty for a table loaded from a file): bit i % 64 of word i / 64 of side s
+  // is set when slot i is checkmate, stalemate or a position whose value equals its best capture or
+  // promotion, the slots a capture-resolved file may store "no better" (gen/one_side.h).
+  std::array<std::vector<std::uint64_t>, 2> no_better;
 
   [[nodiscard]] const Material& material() const { return scheme.material(); }
   // The value of a legal board of this exact material (White = stored White).

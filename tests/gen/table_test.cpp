@@ -1,12 +1,14 @@
 #include <catch2/catch.hpp>
 #include <unistd.h>
 
+#include <algorithm>
 #include <fstream>
 #include <iterator>
 #include <map>
 
 #include "chess/fen.h"
 #include "gen/consistency.h"
+#include "gen/one_side.h"
 #include "gen/run.h"
 #include "gen/solver.h"
 #include "gen/stats.h"
@@ -45,6 +47,8 @@ TEST_CASE("Generation is identical with 1 and 2 threads", "[gen][solver]") {
   const SolvedTable& b = *two.find(mat("KRvKN"));
   CHECK(a.values[0] == b.values[0]);
   CHECK(a.values[1] == b.values[1]);
+  CHECK(a.no_better[0] == b.no_better[0]);
+  CHECK(a.no_better[1] == b.no_better[1]);
   // KRvKN's longest mate: 40 moves.
   CHECK(compute_stats(a).side[0].longest_win_plies == 79);
 }
@@ -74,6 +78,25 @@ TEST_CASE("KPvKP: en passant, promotions, one-ply consistency, and format v3 reb
   CHECK(report.failed == 0);
   CHECK(report.checked > 7000000);
 
+  // The solver's no-better marks (which slots a capture-resolved file may store "no better") are
+  // what a search of each position's moves finds, on every slot of KPvKP and its 19 dependencies.
+  const std::vector<Material> plan = dependency_closure({mat("KPvKP")});
+  for (const Material& m : plan) {
+    INFO(m.name());
+    const SolvedTable& t = *set.find(m);
+    for (Color side : {Color::kWhite, Color::kBlack}) {
+      INFO("side " << int(side));
+      REQUIRE(t.no_better[index_of(side)].size() == (t.scheme.size() + 63) / 64);
+      const auto marked = slot_freedom(t, side, set, arena);
+      const auto searched = search_slot_freedom(t, side, set, arena);
+      CHECK(marked == searched);
+      if (m == mat("KPvKP")) {
+        CHECK(std::count(searched.begin(), searched.end(), tbkit::formats::SlotFreedom::kNoBetter) > 100000);
+        CHECK(std::count(searched.begin(), searched.end(), tbkit::formats::SlotFreedom::kExact) > 100000);
+      }
+    }
+  }
+
   // KPvKP and its 19 dependencies (en passant, promotions, captures, symmetric and asymmetric
   // materials), written with the v3 writer (zstd: the codec does not matter here, and it is fast)
   // and loaded back: both sides must equal the solver's on every slot.
@@ -82,7 +105,6 @@ TEST_CASE("KPvKP: en passant, promotions, one-ply consistency, and format v3 reb
   auto write = write_options_named("fast", "one");
   REQUIRE(write.ok());
   REQUIRE(write->format_version == 3);
-  const std::vector<Material> plan = dependency_closure({mat("KPvKP")});
   for (const Material& m : plan)
     REQUIRE(write_solved_table(table_path(dir, m), *set.find(m), set, "tbkit tests", 0, arena, *write).ok());
   TableSet loaded;
