@@ -69,32 +69,42 @@ std::vector<SlotFreedom> search_slot_freedom(const SolvedTable& table, Color sid
   return out;
 }
 
+NoBetterMarks no_better_marks(const SolvedTable& table, Color side, const TableSet& subtables, tbb::task_arena& arena) {
+  if (!table.no_better[index_of(side)].empty()) return table.no_better[index_of(side)];
+  const std::uint64_t n = table.scheme.size();
+  NoBetterMarks marks((n + 63) / 64, 0);
+  // Chunks of kChunk slots (a multiple of 64): no two tasks share a word.
+  for_chunks(arena, n, [&](std::uint64_t first, std::uint64_t last) {
+    std::vector<SlotFreedom> chunk(last - first);
+    fill_freedom(table, side, subtables, first, last, chunk.data());
+    for (std::uint64_t i = first; i < last; ++i)
+      if (chunk[i - first] == SlotFreedom::kNoBetter) marks[i / 64] |= std::uint64_t{1} << (i % 64);
+  });
+  return marks;
+}
+
 std::vector<SlotFreedom> slot_freedom(const SolvedTable& table, Color side, const TableSet& subtables,
                                       tbb::task_arena& arena) {
-  const auto& marks = table.no_better[index_of(side)];
-  if (marks.empty()) return search_slot_freedom(table, side, subtables, arena);
+  const NoBetterMarks marks = no_better_marks(table, side, subtables, arena);
   const auto& values = table.values[index_of(side)];
   std::vector<SlotFreedom> out(values.size());
   for_chunks(arena, out.size(), [&](std::uint64_t first, std::uint64_t last) {
-    for (std::uint64_t i = first; i < last; ++i)
-      out[i] = values[i].is_illegal()             ? SlotFreedom::kAny
-               : (marks[i / 64] >> (i % 64)) & 1 ? SlotFreedom::kNoBetter
-                                                 : SlotFreedom::kExact;
+    for (std::uint64_t i = first; i < last; ++i) out[i] = freedom_at(values[i], marks, i);
   });
   return out;
 }
 
 namespace {
 
-StoredValues permuted(const SolvedTable& table, Color side, std::span<const SlotFreedom> freedom, const StorageOrder& order,
-                  tbb::task_arena& arena) {
+StoredValues permuted(const SolvedTable& table, Color side, const NoBetterMarks& marks, const StorageOrder& order,
+                      tbb::task_arena& arena) {
   const std::uint64_t n = table.scheme.size();
   StoredValues out{std::vector<DtmValue>(n), std::vector<SlotFreedom>(n)};
   const auto& values = table.values[index_of(side)];
   for_chunks(arena, n, [&](std::uint64_t first, std::uint64_t last) {
     order.for_each_slot(first, last, [&](std::uint64_t s, std::uint64_t i) {
       out.values[s] = values[i];
-      out.freedom[s] = freedom[i];
+      out.freedom[s] = freedom_at(values[i], marks, i);
     });
   });
   return out;
@@ -102,8 +112,7 @@ StoredValues permuted(const SolvedTable& table, Color side, std::span<const Slot
 
 // The zstd-1 stand-in for the writer's codec (docs/formats/table.md): bytes of the capture-resolved
 // symbols of `side` in `order`, over the storage slots [first, first + count) of each window.
-std::uint64_t proxy_bytes(const SolvedTable& table, Color side, std::span<const SlotFreedom> freedom,
-                          const StorageOrder& order, std::span<const std::pair<std::uint64_t, std::uint64_t>> windows) {
+std::uint64_t proxy_bytes(const SolvedTable& table, Color side, const NoBetterMarks& marks, const StorageOrder& order, std::span<const std::pair<std::uint64_t, std::uint64_t>> windows) {
   std::uint64_t total = 0;
   for (const auto& window : windows) total += window.second;
   std::vector<DtmValue> values;
@@ -112,8 +121,9 @@ std::uint64_t proxy_bytes(const SolvedTable& table, Color side, std::span<const 
   freedoms.reserve(total);
   for (const auto& [first, count] : windows)
     order.for_each_slot(first, first + count, [&](std::uint64_t, std::uint64_t i) {
-      values.push_back(table.values[index_of(side)][i]);
-      freedoms.push_back(freedom[i]);
+      const DtmValue v = table.values[index_of(side)][i];
+      values.push_back(v);
+      freedoms.push_back(freedom_at(v, marks, i));
     });
   formats::TableWriteOptions options;
   options.codec = formats::BlockCodec::kZstd;
@@ -141,8 +151,8 @@ std::vector<StorageOrder> candidate_orders(const IndexScheme& scheme) {
 StoredSide choose_stored_side(const SolvedTable& table, const TableSet& subtables, tbb::task_arena& arena) {
   const bool symmetric = table.material().is_symmetric();
   const int sides = symmetric ? 1 : 2;
-  std::vector<SlotFreedom> freedom[2];
-  for (int side = 0; side < sides; ++side) freedom[side] = slot_freedom(table, Color(side), subtables, arena);
+  NoBetterMarks marks[2];
+  for (int side = 0; side < sides; ++side) marks[side] = no_better_marks(table, Color(side), subtables, arena);
   // The sample: the whole table up to kSample slots, else kWindows windows spread evenly.
   constexpr std::uint64_t kSample = std::uint64_t{8} << 20, kWindows = 32;
   const std::uint64_t n = table.scheme.size();
@@ -155,7 +165,7 @@ StoredSide choose_stored_side(const SolvedTable& table, const TableSet& subtable
   arena.execute([&] {
     tbb::parallel_for(std::size_t{0}, cost.size(), [&](std::size_t k) {
       const int side = int(k / orders.size());
-      cost[k] = proxy_bytes(table, Color(side), freedom[side], orders[k % orders.size()], windows);
+      cost[k] = proxy_bytes(table, Color(side), marks[side], orders[k % orders.size()], windows);
     });
   });
   // Each side's best order (ties: the earlier candidate, so the identity).
@@ -173,16 +183,16 @@ StoredSide choose_stored_side(const SolvedTable& table, const TableSet& subtable
     } else {
       for (int side = 0; side < 2; ++side) {
         const std::pair<std::uint64_t, std::uint64_t> whole{0, n};
-        size[side] = proxy_bytes(table, Color(side), freedom[side], orders[best[side]], {&whole, 1});
+        size[side] = proxy_bytes(table, Color(side), marks[side], orders[best[side]], {&whole, 1});
       }
     }
     pick = size[1] < size[0] ? 1 : 0;
   }
-  return {Color(pick), std::move(freedom[pick]), orders[best[pick]]};
+  return {Color(pick), std::move(marks[pick]), orders[best[pick]]};
 }
 
 StoredValues stored_values(const SolvedTable& table, const StoredSide& stored, tbb::task_arena& arena) {
-  return permuted(table, stored.side, stored.freedom, stored.order, arena);
+  return permuted(table, stored.side, stored.no_better, stored.order, arena);
 }
 
 void expand_table(SolvedTable& table, Color stored, bool capture_resolved, const TableSet& subtables,

@@ -43,8 +43,20 @@ template <class Probe>
 // The writer's freedom for each slot of `side` in `table` (exact values, both sides, as the
 // solver gives them): kAny for illegal slots; kNoBetter for checkmate, stalemate and where the
 // value equals the best conversion; else kExact. So a legal slot's stored value is never better
-// than its exact value. Read from table.no_better when the solver left it, else searched
-// (search_slot_freedom). Parallel in `arena`; same result for any arena size.
+// than its exact value.
+//
+// NoBetterMarks holds the kNoBetter slots as bits (bit i % 64 of word i / 64 for slot i, like
+// SolvedTable::no_better); with the values it gives every slot's freedom (freedom_at).
+using NoBetterMarks = std::vector<std::uint64_t>;
+[[nodiscard]] inline formats::SlotFreedom freedom_at(DtmValue value, const NoBetterMarks& marks, std::uint64_t i) {
+  if (value.is_illegal()) return formats::SlotFreedom::kAny;
+  return (marks[i / 64] >> (i % 64)) & 1 ? formats::SlotFreedom::kNoBetter : formats::SlotFreedom::kExact;
+}
+// The marks of `side`: the solver's (table.no_better) when it left them, else found as
+// search_slot_freedom does. Parallel in `arena`; same result for any arena size.
+[[nodiscard]] NoBetterMarks no_better_marks(const SolvedTable& table, chess::Color side, const TableSet& subtables,
+                                            tbb::task_arena& arena);
+// Every slot's freedom, from no_better_marks.
 [[nodiscard]] std::vector<formats::SlotFreedom> slot_freedom(const SolvedTable& table, chess::Color side,
                                                              const TableSet& subtables, tbb::task_arena& arena);
 // The same, always found by generating each position's moves and looking its conversions up in
@@ -52,7 +64,7 @@ template <class Probe>
 [[nodiscard]] std::vector<formats::SlotFreedom> search_slot_freedom(const SolvedTable& table, chess::Color side,
                                                                     const TableSet& subtables, tbb::task_arena& arena);
 
-// Which side a version-3 file of `table` stores, with that side's slot_freedom, and in which
+// Which side a version-3 file of `table` stores, with that side's no_better_marks, and in which
 // storage order (docs/index.md): White for a symmetric material (Black's values are White's,
 // colour-flipped); otherwise, like the order, by the size of the capture-resolved symbols coded
 // with zstd level 1, a fast stand-in for the writer's codec (docs/formats/table.md): each side with
@@ -61,7 +73,7 @@ template <class Probe>
 // `arena`.
 struct StoredSide {
   chess::Color side = chess::Color::kWhite;
-  std::vector<formats::SlotFreedom> freedom;  // by index
+  NoBetterMarks no_better;  // that side's, by index
   StorageOrder order;
 };
 [[nodiscard]] StoredSide choose_stored_side(const SolvedTable& table, const TableSet& subtables, tbb::task_arena& arena);

@@ -35,10 +35,11 @@ double cpu_seconds() {
 std::uint64_t generation_bytes(const Material& m, std::uint32_t format_version) {
   std::uint64_t bytes = solve_bytes(m);
   if (format_version >= 3) {
-    // Values 2 x 2 bytes, freedom 2 x 1, the permuted copy 2 + 1 per slot, and the samples that
-    // choose the order (gen/one_side.cpp).
+    // Per slot: values 2 x 2 bytes, the no-better marks 2 x 1/8 (the table's) and 2 x 1/8 (the
+    // writer's copies), the permuted copy 2 + 1; and the samples that choose the order
+    // (gen/one_side.cpp).
     const std::uint64_t slots = IndexScheme(m).size();
-    bytes = std::max(bytes, slots * 9 + (std::uint64_t{128} << 20));
+    bytes = std::max(bytes, slots * 15 / 2 + (std::uint64_t{128} << 20));
   }
   for (const Material& sub : m.conversions()) bytes += IndexScheme(sub).size() * 2 * sizeof(DtmValue);
   return bytes;

@@ -238,7 +238,7 @@ int measure_fill(const std::string& dir, const std::vector<gen::Material>& wante
       std::vector<SlotFreedom> pf(N);
       order.for_each_slot(0, N, [&](std::uint64_t slot, std::uint64_t i) {
         pv[slot] = t.values[side][i];
-        pf[slot] = pick.freedom[i];
+        pf[slot] = gen::freedom_at(t.values[side][i], pick.no_better, i);
       });
       const OneSide one{pick.side, pv, pf};
       const double t0 = cpu_seconds();

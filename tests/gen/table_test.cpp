@@ -122,6 +122,10 @@ TEST_CASE("KPvKP: en passant, promotions, one-ply consistency, and format v3 reb
     const SolvedTable& got = *loaded.find(m);
     CHECK(got.values[0] == want.values[0]);
     CHECK(got.values[1] == want.values[1]);
+    // A table read from a file has no solver marks: they are searched, and come out the same.
+    CHECK(got.no_better[0].empty());
+    CHECK(no_better_marks(got, Color::kWhite, loaded, arena) == want.no_better[0]);
+    CHECK(no_better_marks(got, Color::kBlack, loaded, arena) == want.no_better[1]);
   }
   CHECK(black_stored > 0);  // both stored-side paths are exercised
   CHECK(reordered > 0);     // and storage orders other than the index's (docs/index.md)
