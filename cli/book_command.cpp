@@ -170,7 +170,9 @@ int run_build(const BuildOptions& o) {
     if (summary->games_filtered) msg << ", " << summary->games_filtered << " filtered out";
     if (!b.output.empty()) msg << "; " << b.output.string() << ": " << summary->info.position_count << " positions, " << summary->info.entry_count << " entries";
     if (!b.polyglot_output.empty()) msg << "; " << b.polyglot_output.string() << ": " << summary->polyglot_entries << " entries";
-    if (summary->spill_runs) msg << "; " << summary->spill_runs << " spill runs";
+    if (summary->spill_runs)
+      msg << "; " << summary->spill_runs << " spill runs"
+          << (summary->merge_passes > 1 ? ", merged in " + std::to_string(summary->merge_passes) + " passes" : "");
     char t[32];
     std::snprintf(t, sizeof t, "; %.2f s", secs);
     std::cerr << msg.str() << t << '\n';

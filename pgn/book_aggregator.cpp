@@ -10,7 +10,10 @@
 #include <memory>
 #include <mutex>
 #include <queue>
+#include <span>
 #include <string>
+
+#include <sys/resource.h>
 
 #include <oneapi/tbb/parallel_pipeline.h>
 
@@ -25,6 +28,8 @@ constexpr std::size_t kSlack = 256;
 // the L2 cache): buckets holding the opening positions have many records and few sums.
 constexpr std::size_t kMaxInitialCapacity = std::size_t{1} << 14;
 constexpr std::size_t kRunBufferRecords = 1 << 13;  // 320 KB per run while merging
+// At most this many runs open at once (the usual limit of open files is 1024).
+constexpr std::size_t kMaxFanIn = 256;
 
 // Reads a run file sequentially in blocks.
 class RunReader {
@@ -302,8 +307,12 @@ Status spill_ply_store(const PlyStore& store, const std::filesystem::path& path)
   return {};
 }
 
-Status merge_run_files(const std::vector<std::filesystem::path>& runs, std::uint32_t min_games,
-                       const std::function<Status(const BookRecord&)>& sink) {
+namespace {
+
+// One k-way merge of sorted runs: equal (key, move) pairs summed, records with games >= min_games
+// passed to sink in (key, move) order. Opens every run in `runs` at once.
+Status merge_once(std::span<const std::filesystem::path> runs, std::uint32_t min_games,
+                  const std::function<Status(const BookRecord&)>& sink) {
   std::vector<std::unique_ptr<RunReader>> readers;
   for (const auto& path : runs) {
     auto reader = std::make_unique<RunReader>();
@@ -339,6 +348,71 @@ Status merge_run_files(const std::vector<std::filesystem::path>& runs, std::uint
     if (!readers[s]->done()) heap.push(s);
   }
   return flush();
+}
+
+// Merges `runs` (summing, no threshold) into a new run file at `path`, then removes them.
+Status merge_into_run(std::span<const std::filesystem::path> runs, const std::filesystem::path& path) {
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  if (!f) return make_error(ErrorCode::kIo, path.string() + ": cannot write merge run: " + std::strerror(errno));
+  std::vector<BookRecord> batch;
+  batch.reserve(kRunBufferRecords);
+  bool ok = true;
+  auto put = [&]() {
+    ok = ok && std::fwrite(batch.data(), sizeof(BookRecord), batch.size(), f) == batch.size();
+    batch.clear();
+  };
+  Status status = merge_once(runs, 0, [&](const BookRecord& r) -> Status {
+    batch.push_back(r);
+    if (batch.size() == kRunBufferRecords) put();
+    return {};
+  });
+  put();
+  const bool closed = std::fclose(f) == 0;
+  if (!status.ok()) return status;
+  if (!ok || !closed) return make_error(ErrorCode::kIo, path.string() + ": cannot write merge run: " + std::strerror(errno));
+  for (const auto& run : runs) {
+    std::error_code ec;
+    std::filesystem::remove(run, ec);  // only disk space is at stake; the temp directory goes anyway
+  }
+  return {};
+}
+
+}  // namespace
+
+std::size_t merge_fan_in(std::size_t memory_bytes) {
+  std::size_t most = kMaxFanIn;
+  // Half the process's limit of open files, leaving the rest to the inputs and outputs.
+  if (rlimit files{}; getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur != RLIM_INFINITY)
+    most = std::clamp<std::size_t>(std::size_t(files.rlim_cur / 2), 2, most);
+  if (memory_bytes == 0) return most;
+  const std::size_t per_run = kRunBufferRecords * sizeof(BookRecord);
+  return std::clamp<std::size_t>(memory_bytes * 5 / 8 / per_run, 2, most);
+}
+
+Result<std::uint32_t> merge_run_files(const std::vector<std::filesystem::path>& runs, std::uint32_t min_games,
+                                      const std::function<Status(const BookRecord&)>& sink, std::size_t fan_in) {
+  fan_in = std::max<std::size_t>(fan_in, 2);
+  std::vector<std::filesystem::path> level = runs;
+  std::uint32_t passes = 0;
+  // Merge groups of fan_in runs into longer runs until one merge can take them all.
+  while (level.size() > fan_in) {
+    std::vector<std::filesystem::path> next;
+    for (std::size_t first = 0; first < level.size(); first += fan_in) {
+      const std::span<const std::filesystem::path> group(level.data() + first, std::min(fan_in, level.size() - first));
+      if (group.size() == 1) {
+        next.push_back(group.front());
+        continue;
+      }
+      std::filesystem::path out = level.front().parent_path() /
+                                  ("merge" + std::to_string(passes) + "-" + std::to_string(next.size()) + ".run");
+      if (auto st = merge_into_run(group, out); !st) return st.error();
+      next.push_back(std::move(out));
+    }
+    level = std::move(next);
+    ++passes;
+  }
+  if (auto st = merge_once(level, min_games, sink); !st) return st.error();
+  return passes + 1;
 }
 
 }  // namespace tbkit::pgn

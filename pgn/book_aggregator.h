@@ -115,9 +115,18 @@ void PlyStore::for_each_chunk(std::size_t bucket, F&& f) const {
 [[nodiscard]] Status spill_ply_store(const PlyStore& store, const std::filesystem::path& path);
 
 // Merges sorted run files (raw BookRecords), summing equal (key, move) pairs, and calls sink for
-// each record with games >= min_games, in (key, move) order. Errors: kIo reading a run, kCorrupt if
-// a count overflows 32 bits, or whatever sink returns.
-[[nodiscard]] Status merge_run_files(const std::vector<std::filesystem::path>& runs, std::uint32_t min_games,
-                                     const std::function<Status(const formats::BookRecord&)>& sink);
+// each record with games >= min_games, in (key, move) order. At most fan_in (>= 2) runs are open
+// at once: with more, groups of fan_in are first merged (summed, unfiltered) into new runs beside
+// them, and the merged runs removed, until one merge takes the rest. Returns the number of merge
+// passes (1 when no group merge was needed). Errors: kIo reading or writing a run, kCorrupt if a
+// count overflows 32 bits, or whatever sink returns.
+[[nodiscard]] Result<std::uint32_t> merge_run_files(const std::vector<std::filesystem::path>& runs,
+                                                    std::uint32_t min_games,
+                                                    const std::function<Status(const formats::BookRecord&)>& sink,
+                                                    std::size_t fan_in);
+
+// The merge's fan-in for a memory bound (0 = none): five eighths of it in 320 KB read buffers,
+// between 2 and 256 runs, and at most half the process's limit of open files.
+[[nodiscard]] std::size_t merge_fan_in(std::size_t memory_bytes);
 
 }  // namespace tbkit::pgn

@@ -236,7 +236,9 @@ Result<BookBuildSummary> build_book(const std::vector<std::string>& inputs, cons
     auto runs = stores.spill_all();
     if (!runs) return runs.error();
     summary.spill_runs = runs->size();
-    status = merge_run_files(*runs, o.min_games, write);
+    auto passes = merge_run_files(*runs, o.min_games, write, merge_fan_in(o.memory_bytes));
+    if (passes) summary.merge_passes = *passes;
+    else status = passes.error();
   }
   if (!status) return status.error();
   // Both files are complete before either replaces an old one. Closing and replacing (which frees

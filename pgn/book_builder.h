@@ -37,6 +37,7 @@ struct BookBuildSummary {
   std::uint64_t games_recorded = 0;  // games that added at least one ply
   std::uint64_t games_filtered = 0;  // games left out by the date/rating filters
   std::uint64_t spill_runs = 0;
+  std::uint32_t merge_passes = 0;    // over the spill runs (0 without spilling)
   formats::BookInfo info;            // of the .tbb, when written
   std::uint64_t polyglot_entries = 0;
 };

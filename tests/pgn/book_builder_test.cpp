@@ -167,7 +167,10 @@ TEST_CASE("Book build: spilling, threads and merge give identical books", "[pgn]
   spill.temp_dir = dir.path();
   auto s = build_book(in, [&] { auto o = spill; o.output = dir / "spill.tbb"; return o; }(), {});
   REQUIRE(s.ok());
-  CHECK(s->spill_runs >= 2);
+  CHECK(s->spill_runs >= 3);
+  // 256 KiB leaves room for 2 open runs (pgn::merge_fan_in), so the runs are merged in pairs first.
+  CHECK(pgn::merge_fan_in(spill.memory_bytes) == 2);
+  CHECK(s->merge_passes >= 2);
   CHECK(test::read_bytes(dir / "spill.tbb") == test::read_bytes(dir / "mem.tbb"));
   CHECK(test::read_bytes(dir / "spill.bin") == test::read_bytes(dir / "mem.bin"));
   // Two threads sharing the spilling table.
@@ -299,4 +302,55 @@ TEST_CASE("PlyStore: buckets from several stores sum in key order, and cleared s
   REQUIRE(sums.size() == 1);
   CHECK((sums[0].key == 42 && sums[0].games == 1 && sums[0].draws == 1 && sums[0].elo_sum == 2000 && sums[0].rated_games == 1 &&
          sums[0].black_to_move()));
+}
+
+TEST_CASE("Spill runs merged through intermediate runs give the one-pass result", "[pgn][book]") {
+  // Seven sorted runs. Key 5 move 1 is in every run with 1 game: only the sum (7) reaches
+  // min_games 4, so the threshold must apply after all the summing, not in the group merges.
+  test::ScratchDir dir;
+  std::vector<std::filesystem::path> runs;
+  for (int r = 0; r < 7; ++r) {
+    std::vector<formats::BookRecord> recs;
+    for (std::uint64_t key = 1; key <= 9; ++key) {
+      if (key % 7 != std::uint64_t(r) && key != 5) continue;
+      formats::BookRecord x;
+      x.key = key;
+      x.move = 1;
+      x.games = key == 5 ? 1 : 4 + r;
+      x.white_wins = x.games;
+      recs.push_back(x);
+    }
+    runs.push_back(dir / ("r" + std::to_string(r) + ".run"));
+    std::FILE* f = std::fopen(runs.back().c_str(), "wb");
+    REQUIRE(f);
+    REQUIRE(std::fwrite(recs.data(), sizeof(formats::BookRecord), recs.size(), f) == recs.size());
+    std::fclose(f);
+  }
+  auto merge = [&](std::size_t fan_in, std::uint32_t& passes) {
+    std::vector<formats::BookRecord> out;
+    auto p = merge_run_files(runs, 4, [&](const formats::BookRecord& r) -> Status { out.push_back(r); return {}; }, fan_in);
+    REQUIRE(p.ok());
+    passes = *p;
+    return out;
+  };
+  std::uint32_t one = 0, many = 0;
+  const auto all_at_once = merge(64, one);
+  CHECK(one == 1);
+  for (const auto& path : runs) CHECK(std::filesystem::exists(path));  // a single pass removes nothing
+  const auto in_pairs = merge(2, many);
+  CHECK(many == 3);  // 7 runs -> 4 -> 2, then the last merge
+  REQUIRE(all_at_once.size() == in_pairs.size());
+  for (std::size_t i = 0; i < in_pairs.size(); ++i) {
+    CHECK(in_pairs[i].key == all_at_once[i].key);
+    CHECK(in_pairs[i].games == all_at_once[i].games);
+    CHECK(in_pairs[i].white_wins == all_at_once[i].white_wins);
+  }
+  // Every key 1..9 has at least 4 games (key 5 only as the sum over the 7 runs).
+  REQUIRE(in_pairs.size() == 9);
+  CHECK(in_pairs[4].key == 5);
+  CHECK(in_pairs[4].games == 7);
+  // The group merges removed what they merged; only the last level's runs are left.
+  std::size_t left = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir.path())) left += entry.path().extension() == ".run";
+  CHECK(left == 2);
 }
