@@ -112,7 +112,8 @@ StoredValues permuted(const SolvedTable& table, Color side, const NoBetterMarks&
 
 // The zstd-1 stand-in for the writer's codec (docs/formats/table.md): bytes of the capture-resolved
 // symbols of `side` in `order`, over the storage slots [first, first + count) of each window.
-std::uint64_t proxy_bytes(const SolvedTable& table, Color side, const NoBetterMarks& marks, const StorageOrder& order, std::span<const std::pair<std::uint64_t, std::uint64_t>> windows) {
+std::uint64_t proxy_bytes(const SolvedTable& table, Color side, const NoBetterMarks& marks, const StorageOrder& order,
+                          std::span<const std::pair<std::uint64_t, std::uint64_t>> windows) {
   std::uint64_t total = 0;
   for (const auto& window : windows) total += window.second;
   std::vector<DtmValue> values;
