@@ -40,7 +40,7 @@ constexpr std::uint16_t kConvBit = 0x4000;
 constexpr std::uint16_t kNoLossOther = 0xFFFD;
 constexpr std::uint16_t kNoLoss = 0xFFFE;
 constexpr std::uint16_t kIllegal = 0xFFFF;
-constexpr int kMaxPly = kConvBit - 2;  // resolved(kMaxPly) | kConvBit < kFloorBit
+[[maybe_unused]] constexpr int kMaxPly = kConvBit - 2;  // resolved(kMaxPly) | kConvBit < kFloorBit (asserted)
 constexpr std::uint64_t kChunk = 1 << 12;
 
 constexpr bool is_resolved(std::uint16_t s) { return s >= 1 && s < kFloorBit; }
