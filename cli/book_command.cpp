@@ -153,8 +153,8 @@ int run_build(const BuildOptions& o) {
   const std::filesystem::path base = o.temp_dir.empty() ? std::filesystem::temp_directory_path(ec) : std::filesystem::path(o.temp_dir);
   if (ec) return report(make_error(ErrorCode::kIo, "book build: cannot find a temporary directory: " + ec.message()));
   std::string spill = (base / "tbkit-build-XXXXXX").string();
-  if (!::mkdtemp(spill.data())) return report(make_error(ErrorCode::kIo, spill + ": cannot create a temporary directory"));
-  spill_guard.guard(spill);
+  if (!spill_guard.make_directory(spill))
+    return report(make_error(ErrorCode::kIo, spill + ": cannot create a temporary directory"));
   b.temp_dir = spill;
   auto summary = pgn::build_book(o.inputs, b, progress);
   std::filesystem::remove_all(spill, ec);

@@ -2,6 +2,7 @@
 
 #include <pthread.h>
 #include <signal.h>
+#include <stdlib.h>
 
 #include <map>
 #include <mutex>
@@ -67,6 +68,18 @@ void TmpGuard::guard(const std::filesystem::path& path) {
   std::lock_guard lock(r.mutex);
   id_ = r.next_id++;
   r.paths.emplace(id_, path);
+}
+
+bool TmpGuard::make_directory(std::string& pattern) {
+  release();
+  Registry& r = registry();
+  // Under the registry's lock: the watcher, taking it to remove the guarded paths, sees either no
+  // directory or a guarded one.
+  std::lock_guard lock(r.mutex);
+  if (!::mkdtemp(pattern.data())) return false;
+  id_ = r.next_id++;
+  r.paths.emplace(id_, pattern);
+  return true;
 }
 
 void TmpGuard::release() {

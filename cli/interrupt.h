@@ -10,6 +10,7 @@
 #pragma once
 
 #include <filesystem>
+#include <string>
 
 namespace tbkit::cli {
 
@@ -27,6 +28,10 @@ class TmpGuard {
 
   // Guards `path` (a file or a directory) instead of the current one. Thread-safe.
   void guard(const std::filesystem::path& path);
+  // Makes a fresh directory from `pattern` (ending in XXXXXX, replaced in place as by mkdtemp) and
+  // guards it, with no moment at which a signal finds it made but unguarded. False (errno set)
+  // if it cannot be made. Thread-safe.
+  [[nodiscard]] bool make_directory(std::string& pattern);
   // Stops guarding (the path is the caller's again, e.g. after the rename). Thread-safe.
   void release();
 
