@@ -1,29 +1,29 @@
 // tbkit bench: a single-threaded signature run. Each part prints its figure; the final
 // `Bench: N` line folds them together so any functional change shows up as a new number.
-#include <chrono>
-#include <cstdio>
-#include <iostream>
-#include <memory>
-
 #include <stdlib.h>
 
+#include <atomic>
+#include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <iterator>
+#include <memory>
 #include <vector>
 
 #include <tbb/task_arena.h>
 
 #include "chess/fen.h"
-#include "gen/run.h"
-#include "pgn/book_builder.h"
-#include "probe/tablebase.h"
 #include "chess/movegen.h"
 #include "chess/notation.h"
-#include "probe/player/search.h"
-#include <atomic>
 #include "chess/perft.h"
 #include "cli/common.h"
+#include "cli/interrupt.h"
+#include "gen/run.h"
+#include "pgn/book_builder.h"
+#include "probe/player/search.h"
+#include "probe/tablebase.h"
 
 namespace tbkit::cli {
 namespace {
@@ -80,12 +80,13 @@ constexpr const char* kBenchPgn =
     "1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 {a comment} 4. Ba4 Nf6 5. O-O Be7 1/2-1/2\n\n"
     "[Event \"bench 4\"]\n[Result \"*\"]\n\n1. d4 d5 2. c4 e6 3. Nc3 Nf6 *\n";
 
-// A private scratch directory, removed with its contents at the end of the run.
+// A private scratch directory, removed with its contents at the end of the run, and by the
+// interrupt watcher if a signal ends the run first (cli/interrupt.h).
 class ScratchDir {
  public:
   ScratchDir() {
     std::string pattern = (std::filesystem::temp_directory_path() / "tbkit-bench-XXXXXX").string();
-    if (::mkdtemp(pattern.data())) path_ = pattern;
+    if (guard_.make_directory(pattern)) path_ = pattern;
   }
   ~ScratchDir() {
     std::error_code ec;
@@ -96,6 +97,7 @@ class ScratchDir {
   [[nodiscard]] const std::filesystem::path& path() const { return path_; }
 
  private:
+  TmpGuard guard_;  // released after the destructor's removal
   std::filesystem::path path_;
 };
 

@@ -113,3 +113,31 @@ TEST_CASE("book build interrupted while reading leaves no spill directory", "[cl
   CHECK_FALSE(std::filesystem::exists(dir / "out.tbb"));
   std::filesystem::remove_all(dir);
 }
+
+TEST_CASE("bench interrupted leaves no scratch directory", "[cli]") {
+  const auto dir = scratch("bench");
+  // The bench makes its scratch directory under TMPDIR, which the child inherits.
+  const char* old = std::getenv("TMPDIR");
+  const std::string saved = old ? old : "";
+  REQUIRE(::setenv("TMPDIR", dir.c_str(), 1) == 0);
+  const pid_t pid = spawn_tbkit({"bench"});
+  if (old) ::setenv("TMPDIR", saved.c_str(), 1);
+  else ::unsetenv("TMPDIR");
+  // It makes it after the perft and search parts (seconds; minutes under the sanitizers).
+  bool made = false;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(5);
+  while (!made && std::chrono::steady_clock::now() < deadline) {
+    made = !std::filesystem::is_empty(dir);
+    if (!made) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  if (!made) ::kill(pid, SIGKILL);
+  REQUIRE(made);
+  ::kill(pid, SIGINT);
+  int status = 0;
+  REQUIRE(::waitpid(pid, &status, 0) == pid);
+  // The bench runs for seconds; had it finished first, the directory would be gone for that reason.
+  CHECK(WIFSIGNALED(status));
+  CHECK(WTERMSIG(status) == SIGINT);
+  CHECK(std::filesystem::is_empty(dir));
+  std::filesystem::remove_all(dir);
+}
