@@ -1,6 +1,8 @@
 #include <catch2/catch.hpp>
 
+#include <fcntl.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -62,6 +64,7 @@ TEST_CASE("gen, verify, stats on KQvKR and KBNvK", "[gen][cli][slow]") {
   CHECK(gen.out.find("KQvKR: ") != std::string::npos);
   CHECK(gen.out.find("longest mate 69 plies") != std::string::npos);   // KQvKR: 35 moves
   CHECK(gen.out.find("longest mate 65 plies") != std::string::npos);   // KBNvK: 33 moves
+  CHECK(gen.out.find("6 tables: 6 generated, 0 present and valid, ") != std::string::npos);
   for (const char* f : {"KQvK", "KRvK", "KBvK", "KNvK", "KQvKR", "KBNvK"}) CHECK(std::filesystem::exists(dir / (std::string(f) + ".dtm")));
   CHECK_FALSE(std::filesystem::exists(dir / "KQvKR.dtm.tmp"));
 
@@ -78,6 +81,7 @@ TEST_CASE("gen, verify, stats on KQvKR and KBNvK", "[gen][cli][slow]") {
   Run again = run_tbkit("gen KBNvK -d " + d, true);
   CHECK(again.exit_code == 0);
   CHECK(again.out.find("KBNvK: present and valid, skipped") != std::string::npos);
+  CHECK(again.out.find("3 tables: 0 generated, 3 present and valid, ") != std::string::npos);
   const std::string before = slurp(dir / "KRvK.dtm");
   std::filesystem::remove(dir / "KRvK.dtm");
   CHECK(run_tbkit("gen KRvK -q -t 1 -d " + d).exit_code == 0);
@@ -92,6 +96,48 @@ TEST_CASE("gen, verify, stats on KQvKR and KBNvK", "[gen][cli][slow]") {
   Run bad = run_tbkit("verify " + d + "/KQvK.dtm");
   CHECK(bad.exit_code == 1);
   CHECK(bad.out.find("0 passed, 1 failed") != std::string::npos);
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("gen shows each table's place in the run and the run's ETA on a terminal", "[gen][cli]") {
+  const auto dir = fresh_dir("tty");
+  const char* bin = std::getenv("TBKIT_BINARY");
+  REQUIRE(bin != nullptr);
+  // stderr is a pseudo-terminal, so progress lines are drawn.
+  const int master = ::posix_openpt(O_RDWR | O_NOCTTY);
+  REQUIRE(master >= 0);
+  REQUIRE(::grantpt(master) == 0);
+  REQUIRE(::unlockpt(master) == 0);
+  const std::string slave = ::ptsname(master);
+  const pid_t pid = ::fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    const int tty = ::open(slave.c_str(), O_RDWR | O_NOCTTY);
+    const int null = ::open("/dev/null", O_WRONLY);
+    if (tty < 0 || null < 0) ::_exit(126);
+    ::dup2(tty, STDERR_FILENO);
+    ::dup2(null, STDOUT_FILENO);
+    ::close(master);
+    ::execl(bin, bin, "gen", "KQvKR", "-t", "1", "-d", dir.c_str(), static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  std::string out;
+  char buf[4096];
+  // read() fails (EIO) once the child has exited and the terminal has no writer left.
+  for (ssize_t n; (n = ::read(master, buf, sizeof buf)) > 0;) out.append(buf, std::size_t(n));
+  int status = 0;
+  REQUIRE(::waitpid(pid, &status, 0) == pid);
+  ::close(master);
+  INFO(out);
+  CHECK(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
+  // The run is KQvK, KRvK, KQvKR (dependencies first); after the first table the run ETA shows.
+  CHECK(out.find("[1/3] KQvK: init") != std::string::npos);
+  CHECK(out.find("[2/3] KRvK: init") != std::string::npos);
+  CHECK(out.find("[3/3] KQvKR: ") != std::string::npos);
+  const auto second = out.find("[2/3] KRvK: init");
+  CHECK(out.find("; run ETA ", second) != std::string::npos);
+  CHECK(out.find("3 tables: 3 generated, 0 present and valid, ") != std::string::npos);
   std::filesystem::remove_all(dir);
 }
 
