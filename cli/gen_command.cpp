@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -14,8 +13,8 @@
 
 #include "cli/common.h"
 #include "cli/interrupt.h"
+#include "cli/run_progress.h"
 #include "cli/version.h"
-#include "gen/index_scheme.h"
 #include "gen/run.h"
 
 namespace tbkit::cli {
@@ -59,68 +58,6 @@ std::int64_t created_timestamp() {
   return end && *end == '\0' && v >= 0 ? std::int64_t(v) : 0;
 }
 
-// "42 s", "7m 05s", "2h 13m".
-std::string format_duration(double seconds) {
-  const long long s = std::llround(std::max(0.0, seconds));
-  char buf[32];
-  if (s < 60) std::snprintf(buf, sizeof buf, "%lld s", s);
-  else if (s < 3600) std::snprintf(buf, sizeof buf, "%lldm %02llds", s / 60, s % 60);
-  else std::snprintf(buf, sizeof buf, "%lldh %02lldm", s / 3600, (s % 3600) / 60);
-  return buf;
-}
-
-// Where a run of several tables stands: the table's place in the run's order (the order
-// gen::generate_tables follows: gen::dependency_closure) and an estimate of the time left, from
-// the index slots of the tables still to make and the slots per second achieved so far. Tables
-// whose file exists at the start are counted as no work (they are usually skipped).
-class RunProgress {
- public:
-  RunProgress(const std::vector<gen::Material>& wanted, const std::filesystem::path& dir)
-      : plan_(gen::dependency_closure(wanted)), start_(std::chrono::steady_clock::now()) {
-    for (const gen::Material& m : plan_) {
-      const bool present = std::filesystem::exists(gen::table_path(dir, m));
-      slots_.push_back(present ? 0 : gen::IndexScheme(m).size());
-      total_ += slots_.back();
-    }
-  }
-  [[nodiscard]] std::size_t size() const { return plan_.size(); }
-  [[nodiscard]] std::size_t position(const gen::Material& m) const {
-    return std::size_t(std::find(plan_.begin(), plan_.end(), m) - plan_.begin());
-  }
-  // A table finished (generated or skipped).
-  void finished(const gen::TableSummary& s) {
-    const std::size_t k = position(s.material);
-    if (k < plan_.size()) done_ += slots_[k];
-    if (s.skipped) ++skipped_;
-    else ++generated_;
-  }
-  // "[k/N] ": table m's place in the run.
-  [[nodiscard]] std::string place(const gen::Material& m) const {
-    return "[" + std::to_string(position(m) + 1) + "/" + std::to_string(plan_.size()) + "] ";
-  }
-  // "; run ETA ..." while table m is `fraction` done: once a table has been made, or the first is 5%
-  // done; empty for a run of one table (its own ETA says it all) or when nothing is left.
-  [[nodiscard]] std::string eta(const gen::Material& m, double fraction) const {
-    const std::size_t k = position(m);
-    const double work = double(done_) + (k < plan_.size() ? fraction * double(slots_[k]) : 0.0);
-    const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-    if (plan_.size() < 2 || (done_ == 0 && fraction < 0.05) || double(total_) <= work) return "";
-    return "; run ETA " + format_duration(secs * (double(total_) - work) / work);
-  }
-  [[nodiscard]] std::string totals() const {
-    const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-    return std::to_string(plan_.size()) + " tables: " + std::to_string(generated_) + " generated, " +
-           std::to_string(skipped_) + " present and valid, " + format_duration(secs);
-  }
-
- private:
-  std::vector<gen::Material> plan_;
-  std::vector<std::uint64_t> slots_;
-  std::uint64_t total_ = 0, done_ = 0;
-  std::size_t generated_ = 0, skipped_ = 0;
-  std::chrono::steady_clock::time_point start_;
-};
-
 int run_gen(const GenCliOptions& o) {
   std::vector<gen::Material> wanted;
   if (o.all > 0) {
@@ -148,7 +85,7 @@ int run_gen(const GenCliOptions& o) {
   const int threads = o.threads > 0 ? o.threads : int(std::max(1U, std::thread::hardware_concurrency()));
   tbb::task_arena arena(threads);
   const bool show_progress = !o.quiet && isatty(STDERR_FILENO);
-  RunProgress run(wanted, opts.dir);
+  RunProgress run = RunProgress::for_run(wanted, opts.dir);
   auto started = std::chrono::steady_clock::now();
   auto last = started;
   // Ctrl-C, SIGTERM or SIGHUP while a file is being written removes its NAME.tmp (cli/interrupt.h).

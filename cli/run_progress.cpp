@@ -1,0 +1,126 @@
+#include "cli/run_progress.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
+#include "gen/index_scheme.h"
+
+namespace tbkit::cli {
+
+std::string format_duration(double seconds) {
+  const long long s = std::llround(std::max(0.0, seconds));
+  char buf[32];
+  if (s < 60) std::snprintf(buf, sizeof buf, "%lld s", s);
+  else if (s < 3600) std::snprintf(buf, sizeof buf, "%lldm %02llds", s / 60, s % 60);
+  else std::snprintf(buf, sizeof buf, "%lldh %02lldm", s / 3600, (s % 3600) / 60);
+  return buf;
+}
+
+RunProgress::RunProgress(std::vector<gen::Material> plan, std::vector<std::uint64_t> slots)
+    : plan_(std::move(plan)), slots_(std::move(slots)), done_(plan_.size(), false),
+      start_(std::chrono::steady_clock::now()) {
+  slots_.resize(plan_.size(), 0);
+}
+
+RunProgress RunProgress::for_run(const std::vector<gen::Material>& wanted, const std::filesystem::path& dir) {
+  std::vector<gen::Material> plan = gen::dependency_closure(wanted);
+  std::vector<std::uint64_t> slots;
+  slots.reserve(plan.size());
+  for (const gen::Material& m : plan)
+    slots.push_back(std::filesystem::exists(gen::table_path(dir, m)) ? 0 : gen::IndexScheme(m).size());
+  return RunProgress(std::move(plan), std::move(slots));
+}
+
+std::size_t RunProgress::position(const gen::Material& m) const {
+  return std::size_t(std::find(plan_.begin(), plan_.end(), m) - plan_.begin());
+}
+
+std::string RunProgress::place(const gen::Material& m) const {
+  return "[" + std::to_string(position(m) + 1) + "/" + std::to_string(plan_.size()) + "] ";
+}
+
+void RunProgress::finished(const gen::TableSummary& s) {
+  const std::size_t k = position(s.material);
+  if (k < plan_.size()) done_[k] = true;
+  if (s.skipped) {
+    ++skipped_;
+    return;
+  }
+  ++generated_;
+  if (k < plan_.size() && slots_[k] > 0 && s.seconds > 0) {
+    auto& [seconds, slots] = measured_[{s.material.men(), s.material.has_pawns()}];
+    seconds += s.seconds;
+    slots += double(slots_[k]);
+  }
+}
+
+std::optional<double> RunProgress::rate(Kind kind) const {
+  const auto it = measured_.find(kind);
+  if (it == measured_.end()) return std::nullopt;
+  return it->second.first / it->second.second;
+}
+
+double RunProgress::weight(Kind kind) const {
+  if (auto r = rate(kind)) return *r;
+  const auto [men, pawns] = kind;
+  // The other pawn kind of the same men, times the pawn/pawnless ratio where both were measured.
+  if (auto other = rate({men, !pawns})) {
+    for (auto it = measured_.rbegin(); it != measured_.rend(); ++it) {
+      const int m = it->first.first;
+      const auto same = rate({m, pawns}), opposite = rate({m, !pawns});
+      if (same && opposite) return *other * *same / *opposite;
+    }
+  }
+  // The nearest men of the same pawn kind (ties: the larger).
+  std::optional<double> best;
+  int best_distance = 0;
+  for (const auto& [k, v] : measured_) {
+    if (k.second != pawns) continue;
+    const int d = std::abs(k.first - men);
+    if (!best || d <= best_distance) {
+      best = v.first / v.second;
+      best_distance = d;
+    }
+  }
+  if (best) return *best;
+  double seconds = 0, slots = 0;
+  for (const auto& [k, v] : measured_) {
+    seconds += v.first;
+    slots += v.second;
+  }
+  return slots > 0 ? seconds / slots : 1.0;
+}
+
+std::optional<double> RunProgress::seconds_left(const gen::Material& m, double fraction, double elapsed) const {
+  if (plan_.size() < 2) return std::nullopt;
+  const std::size_t current = position(m);
+  fraction = std::clamp(fraction, 0.0, 1.0);
+  double done = 0, left = 0;
+  for (std::size_t k = 0; k < plan_.size(); ++k) {
+    const double cost = double(slots_[k]) * weight({plan_[k].men(), plan_[k].has_pawns()});
+    if (done_[k]) done += cost;
+    else if (k == current) {
+      done += fraction * cost;
+      left += (1 - fraction) * cost;
+    } else left += cost;
+  }
+  const bool any_made = std::any_of(measured_.begin(), measured_.end(), [](const auto& e) { return e.second.second > 0; });
+  if ((!any_made && fraction < 0.05) || done <= 0 || left <= 0) return std::nullopt;
+  return elapsed * left / done;
+}
+
+std::string RunProgress::eta(const gen::Material& m, double fraction) const {
+  const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  const auto left = seconds_left(m, fraction, elapsed);
+  return left ? "; run ETA " + format_duration(*left) : "";
+}
+
+std::string RunProgress::totals() const {
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  return std::to_string(plan_.size()) + " tables: " + std::to_string(generated_) + " generated, " +
+         std::to_string(skipped_) + " present and valid, " + format_duration(secs);
+}
+
+}  // namespace tbkit::cli

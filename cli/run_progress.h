@@ -1,0 +1,69 @@
+// RunProgress: where a `tbkit gen` run of several tables stands, for its progress line and its
+// closing totals: each table's place in the run's order (the order gen::generate_tables follows,
+// gen::dependency_closure) and an estimate of the time left.
+//
+// The estimate weighs each table still to make by its index slots times the seconds per slot
+// measured so far on finished tables of the same kind (men and whether there are pawns): pawn
+// tables and larger tables cost more per slot than the 3- and 4-man tables a run starts with, so
+// slots alone would promise too early a finish. A kind not measured yet borrows: from the other
+// pawn kind of the same men scaled by the pawn/pawnless ratio of the largest men measured in both,
+// else from the nearest men of its own pawn kind, else from all tables so far. Tables whose file
+// exists at the start count as no work (they are usually skipped). Not thread-safe.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "gen/material.h"
+#include "gen/run.h"
+
+namespace tbkit::cli {
+
+class RunProgress {
+ public:
+  // `plan` in run order; `slots[k]` the index slots of plan[k], 0 for a table that needs no work.
+  RunProgress(std::vector<gen::Material> plan, std::vector<std::uint64_t> slots);
+  // The run that generating `wanted` into `dir` makes: the dependency closure, with the tables
+  // already present in `dir` as no work.
+  static RunProgress for_run(const std::vector<gen::Material>& wanted, const std::filesystem::path& dir);
+
+  [[nodiscard]] std::size_t size() const { return plan_.size(); }
+  // "[k/N] ": table m's place in the run.
+  [[nodiscard]] std::string place(const gen::Material& m) const;
+  // A table finished (generated or skipped).
+  void finished(const gen::TableSummary& s);
+
+  // Estimated seconds left, `elapsed` seconds into the run, while table m is `fraction` (0..1)
+  // done. None for a run of one table (its own ETA says it all), before the first table is 5% done
+  // or made, or when nothing is left.
+  [[nodiscard]] std::optional<double> seconds_left(const gen::Material& m, double fraction, double elapsed) const;
+  // "; run ETA 1h 05m" (seconds_left on the clock since construction), or "".
+  [[nodiscard]] std::string eta(const gen::Material& m, double fraction) const;
+  // "N tables: G generated, S present and valid, 1m 05s".
+  [[nodiscard]] std::string totals() const;
+
+ private:
+  using Kind = std::pair<int, bool>;  // men, has pawns
+  [[nodiscard]] std::size_t position(const gen::Material& m) const;
+  [[nodiscard]] std::optional<double> rate(Kind kind) const;  // seconds per slot, measured
+  [[nodiscard]] double weight(Kind kind) const;               // seconds per slot, estimated
+
+  std::vector<gen::Material> plan_;
+  std::vector<std::uint64_t> slots_;
+  std::vector<bool> done_;
+  std::map<Kind, std::pair<double, double>> measured_;  // kind -> (seconds, slots) of tables made
+  std::size_t generated_ = 0, skipped_ = 0;
+  std::chrono::steady_clock::time_point start_;
+};
+
+// "42 s", "7m 05s", "2h 13m".
+[[nodiscard]] std::string format_duration(double seconds);
+
+}  // namespace tbkit::cli
