@@ -80,7 +80,7 @@ TEST_CASE("Run progress: a kind with no relative measured borrows the run's aver
   CHECK(*left == Approx(4.0));
 }
 
-TEST_CASE("Run progress: tables already present are no work; the totals count them", "[cli][progress]") {
+TEST_CASE("Run progress: tables already present count as no work and in the totals", "[cli][progress]") {
   RunProgress run({material("KQvK"), material("KRvK"), material("KQvKR")}, {0, 50, 100});
   gen::TableSummary skipped;
   skipped.material = material("KQvK");
