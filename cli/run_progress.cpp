@@ -97,17 +97,21 @@ std::optional<double> RunProgress::seconds_left(const gen::Material& m, double f
   if (plan_.size() < 2) return std::nullopt;
   const std::size_t current = position(m);
   fraction = std::clamp(fraction, 0.0, 1.0);
+  std::map<Kind, double> weights;  // each kind's weight, worked out once
   double done = 0, left = 0;
   for (std::size_t k = 0; k < plan_.size(); ++k) {
-    const double cost = double(slots_[k]) * weight({plan_[k].men(), plan_[k].has_pawns()});
+    const Kind kind{plan_[k].men(), plan_[k].has_pawns()};
+    auto w = weights.find(kind);
+    if (w == weights.end()) w = weights.emplace(kind, weight(kind)).first;
+    const double cost = double(slots_[k]) * w->second;
     if (done_[k]) done += cost;
     else if (k == current) {
       done += fraction * cost;
       left += (1 - fraction) * cost;
     } else left += cost;
   }
-  const bool any_made = std::any_of(measured_.begin(), measured_.end(), [](const auto& e) { return e.second.second > 0; });
-  if ((!any_made && fraction < 0.05) || done <= 0 || left <= 0) return std::nullopt;
+  // measured_ holds only tables made with slots to make, so it is empty until the first is made.
+  if ((measured_.empty() && fraction < 0.05) || done <= 0 || left <= 0) return std::nullopt;
   return elapsed * left / done;
 }
 
