@@ -148,7 +148,8 @@ void add_gen_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--mem", opts->mem, "Memory cap, e.g. 8G; refuse up front if a table needs more. Tables later ones need stay in memory up to 1 GiB, within the cap");
   cmd->add_flag("-q,--quiet", opts->quiet, "No progress or summary lines");
   cmd->add_option("--compression", opts->compression,
-                  "small (default: LZMA2, 1 MiB blocks, smallest files) or fast (zstd 9: ~10x faster to write, ~35% larger)");
+                  "small (default: LZMA2, 1 MiB blocks, smallest files), balanced (LZMA2, a shallower match "
+                  "search: ~half the coding time, ~3% larger) or fast (zstd 9: ~10x faster to write, ~35% larger)");
   cmd->add_option("--sides", opts->sides,
                   "both (default: both sides to move stored; a cold probe decodes one block) or one (store one side, "
                   "capture-resolved: ~2.9x smaller files; a probe of the other side searches one ply)");

@@ -17,6 +17,7 @@ bool block_filters(std::size_t bytes, const LzmaEncodeOptions& o, lzma_options_l
   if (o.lc >= 0) opt.lc = std::uint32_t(o.lc);
   if (o.lp >= 0) opt.lp = std::uint32_t(o.lp);
   if (o.pb >= 0) opt.pb = std::uint32_t(o.pb);
+  if (o.depth != 0) opt.depth = o.depth;
   opt.dict_size = std::max<std::uint32_t>(kMinDictionary, std::uint32_t(bytes));
   filters[0] = {LZMA_FILTER_LZMA2, &opt};
   filters[1] = {LZMA_VLI_UNKNOWN, nullptr};

@@ -19,6 +19,7 @@ struct LzmaEncodeOptions {
   bool extreme = false;
   std::uint32_t nice_len = 0;  // 2..273
   int lc = -1, lp = -1, pb = -1;
+  std::uint32_t depth = 0;  // match-finder search depth; 0: the preset's (automatic)
 };
 
 // Compresses `input` with `options` and a dictionary of max(4 KiB, input size), appending nothing

@@ -62,6 +62,7 @@ struct TableWriteOptions {
   // 1 and 2; nice_len 273 and lc = lp = pb = 0 for version 3 (docs/formats/table.md, measured).
   std::uint32_t lzma_nice_len = 0;
   int lzma_lc = -1, lzma_lp = -1, lzma_pb = -1;
+  std::uint32_t lzma_depth = 0;          // LZMA2 match-finder depth, 1..1000; 0 = the preset's
   FillMode fill = FillMode::kPrevious;   // version 3: how free slots are chosen
   std::uint32_t fill_min_run = 16;       // FillMode::kMatch: shortest copy worth changing the distance
   std::uint32_t fill_lookahead = 64;     // FillMode::kMatch: slots looked ahead when choosing a distance

@@ -184,6 +184,8 @@ Status check_options(const TableWriteOptions& o) {
     return make_error(ErrorCode::kInvalidArgument, "table options: dictionary_bytes over 4 MiB");
   if (o.lzma_nice_len == 1 || o.lzma_nice_len > 273)
     return make_error(ErrorCode::kInvalidArgument, "table options: lzma_nice_len must be 0 or 2..273");
+  if (o.lzma_depth > 1000)
+    return make_error(ErrorCode::kInvalidArgument, "table options: lzma_depth must be 0..1000");
   if (o.lzma_lc > 4 || o.lzma_lp > 4 || o.lzma_pb > 4 || std::max(o.lzma_lc, 0) + std::max(o.lzma_lp, 0) > 4)
     return make_error(ErrorCode::kInvalidArgument, "table options: LZMA2 needs lc, lp, pb <= 4 and lc + lp <= 4");
   if (o.fill_lookahead == 0 || o.fill_lookahead > 65536)
@@ -335,7 +337,8 @@ Result<std::vector<std::byte>> TableEncoder::encode_block(std::uint64_t block) c
                                  .nice_len = o.lzma_nice_len != 0 ? o.lzma_nice_len : v3 ? 273U : 0U,
                                  .lc = o.lzma_lc >= 0 ? o.lzma_lc : v3 ? 0 : -1,
                                  .lp = o.lzma_lp >= 0 ? o.lzma_lp : v3 ? 0 : -1,
-                                 .pb = o.lzma_pb >= 0 ? o.lzma_pb : v3 ? 0 : -1};
+                                 .pb = o.lzma_pb >= 0 ? o.lzma_pb : v3 ? 0 : -1,
+                                 .depth = o.lzma_depth};
     if (!lzma_encode_block(raw, lzma, out))
       return make_error(ErrorCode::kIo, "lzma: cannot compress a block (out of memory?)");
     return out;

@@ -165,10 +165,11 @@ int measure_sides(const std::string& dir, const std::vector<gen::Material>& want
 }
 
 // A writer variant for the --fill mode: comma-separated key=value overrides of the default
-// version-3 options (fill=prev|match, look=N, nice=N, lc=N, lp=N, pb=N, preset=N, e=1, block=KiB,
-// zstd=LEVEL for zstd blocks). perm=ORDER (read by measure_fill) stores the slots in another
-// order: letters for the index digits, A the king pair, B, C, ... the groups, most significant first
-// (docs/index.md, "Storage order"); digits not named follow in index order.
+// version-3 options (fill=prev|match, look=N, nice=N, lc=N, lp=N, pb=N, depth=N, preset=N, e=1,
+// block=KiB, zstd=LEVEL for zstd blocks). The slots are in the storage order the writer picks, or
+// with perm=ORDER (read by measure_fill) in another: letters for the index digits, A the king pair,
+// B, C, ... the groups, most significant first (docs/index.md, "Storage order"); digits not named
+// follow in index order.
 TableWriteOptions parse_fill_variant(const std::string& spec) {
   TableWriteOptions o;
   for (std::size_t s = 0; s < spec.size();) {
@@ -186,6 +187,7 @@ TableWriteOptions parse_fill_variant(const std::string& spec) {
     else if (k == "lc") o.lzma_lc = std::stoi(v);
     else if (k == "lp") o.lzma_lp = std::stoi(v);
     else if (k == "pb") o.lzma_pb = std::stoi(v);
+    else if (k == "depth") o.lzma_depth = std::uint32_t(std::stoul(v));
     else if (k == "preset") o.compression_level = std::stoi(v);
     else if (k == "e") o.lzma_extreme = v == "1";
     else if (k == "block") o.block_bytes = std::uint32_t(std::stoul(v)) * 1024;
@@ -232,7 +234,8 @@ int measure_fill(const std::string& dir, const std::vector<gen::Material>& wante
       }
       for (int d = 0; d < t.scheme.digit_count(); ++d)
         if (std::find(digits.begin(), digits.end(), d) == digits.end()) digits.push_back(d);
-      const gen::StorageOrder order(t.scheme, digits);
+      // Without perm=, the order the writer picks.
+      const gen::StorageOrder order = perm.empty() ? pick.order : gen::StorageOrder(t.scheme, digits);
       const std::uint64_t N = t.scheme.size();
       std::vector<DtmValue> pv(N);
       std::vector<SlotFreedom> pf(N);

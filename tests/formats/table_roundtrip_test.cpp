@@ -167,6 +167,10 @@ TEST_CASE("Format v3: one side, free slots filled within their bounds, blocks in
     opt.lzma_pb = 2;
     opt.symbol_order = SymbolOrder::kFrequency;
   }
+  SECTION("fill: shallow LZMA match search (gen --compression balanced)") {
+    opt.lzma_nice_len = 64;
+    opt.lzma_depth = 4;
+  }
   const OneSide one{chess::Color::kBlack, black, freedom};
   auto whole = encode_table(info_for(n), one, opt);
   REQUIRE(whole.ok());
@@ -223,6 +227,9 @@ TEST_CASE("Table writer rejects bad arguments and cleans up", "[formats][table]"
   CHECK(encode_table(info_for(100), v, v, opt).error().code == ErrorCode::kInvalidArgument);
   opt = {};
   opt.lzma_nice_len = 274;
+  CHECK(encode_table(info_for(100), v, v, opt).error().code == ErrorCode::kInvalidArgument);
+  opt = {};
+  opt.lzma_depth = 1001;
   CHECK(encode_table(info_for(100), v, v, opt).error().code == ErrorCode::kInvalidArgument);
   opt = {};
   opt.lzma_lc = 3;

@@ -171,11 +171,13 @@ TEST_CASE("gen rejects bad input and memory caps", "[gen][cli]") {
   std::filesystem::remove_all(dir);
 }
 
-TEST_CASE("gen --compression fast and small store the same values with different codecs", "[gen][cli]") {
+TEST_CASE("gen --compression fast, balanced and small store the same values with different codecs", "[gen][cli]") {
   const auto small = fresh_dir("small");
   const auto fast = fresh_dir("fast");
+  const auto balanced = fresh_dir("balanced");
   REQUIRE(run_tbkit("gen KRvK -q --sides one -d '" + small.string() + "'").exit_code == 0);
   REQUIRE(run_tbkit("gen KRvK -q --sides one --compression fast -d '" + fast.string() + "'").exit_code == 0);
+  REQUIRE(run_tbkit("gen KRvK -q --sides one --compression balanced -d '" + balanced.string() + "'").exit_code == 0);
   CHECK(run_tbkit("gen KRvK -q --compression tiny -d '" + fast.string() + "'").exit_code == 2);
   CHECK(run_tbkit("gen KRvK -q --sides three -d '" + fast.string() + "'").exit_code == 2);
   // The default stores both sides (format version 2).
@@ -202,13 +204,24 @@ TEST_CASE("gen --compression fast and small store the same values with different
   REQUIRE(va.ok());
   REQUIRE(vb.ok());
   CHECK(*va == *vb);
-  CHECK(run_tbkit("verify '" + fast.string() + "'").exit_code == 0);
+  // balanced: LZMA2 too, the same stored values as small.
+  auto m = tbkit::formats::TableFile::open(balanced / "KRvK.dtm");
+  REQUIRE(m.ok());
+  CHECK(m->codec() == tbkit::formats::BlockCodec::kLzma2);
+  CHECK(m->format_version() == 3);
+  REQUIRE(m->stored_side() == a->stored_side());
+  auto vm = m->values(m->stored_side(), 0, n);
+  REQUIRE(vm.ok());
+  CHECK(*vm == *va);
+  CHECK(slurp(balanced / "KRvK.dtm") != slurp(small / "KRvK.dtm"));  // other LZMA2 settings, other bytes
+  CHECK(run_tbkit("verify '" + fast.string() + "' '" + balanced.string() + "'").exit_code == 0);
   const std::string stats_small = run_tbkit("stats '" + (small / "KRvK.dtm").string() + "'").out;
   const std::string stats_fast = run_tbkit("stats '" + (fast / "KRvK.dtm").string() + "'").out;
   CHECK(stats_small.find("White to move: 175168 legal, 175168 win") != std::string::npos);
   CHECK(stats_small.substr(stats_small.find('\n')) == stats_fast.substr(stats_fast.find('\n')));
   std::filesystem::remove_all(small);
   std::filesystem::remove_all(fast);
+  std::filesystem::remove_all(balanced);
 }
 
 TEST_CASE("verify reads each table once per directory and still names every damaged one", "[gen][cli]") {
