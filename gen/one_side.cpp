@@ -111,28 +111,45 @@ StoredValues permuted(const SolvedTable& table, Color side, const NoBetterMarks&
 }
 
 // The zstd-1 stand-in for the writer's codec (docs/formats/table.md): bytes of the capture-resolved
-// symbols of `side` in `order`, over the storage slots [first, first + count) of each window.
+// symbols of `side` in `order`, over the storage slots [first, first + count) of each window. The
+// gather and the blocks run in parallel (nested in the caller's arena); the bytes are encode_table's.
 std::uint64_t proxy_bytes(const SolvedTable& table, Color side, const NoBetterMarks& marks, const StorageOrder& order,
                           std::span<const std::pair<std::uint64_t, std::uint64_t>> windows) {
   std::uint64_t total = 0;
   for (const auto& window : windows) total += window.second;
-  std::vector<DtmValue> values;
-  std::vector<SlotFreedom> freedoms;
-  values.reserve(total);
-  freedoms.reserve(total);
-  for (const auto& [first, count] : windows)
-    order.for_each_slot(first, first + count, [&](std::uint64_t, std::uint64_t i) {
-      const DtmValue v = table.values[index_of(side)][i];
-      values.push_back(v);
-      freedoms.push_back(freedom_at(v, marks, i));
+  std::vector<DtmValue> values(total);
+  std::vector<SlotFreedom> freedoms(total);
+  const auto& source = table.values[index_of(side)];
+  std::uint64_t base = 0;
+  for (const auto& [first, count] : windows) {
+    const std::uint64_t chunks = (count + kChunk - 1) / kChunk;
+    tbb::parallel_for(std::uint64_t{0}, chunks, [&, first = first, count = count, base = base](std::uint64_t c) {
+      const std::uint64_t lo = first + c * kChunk, hi = first + std::min(count, (c + 1) * kChunk);
+      order.for_each_slot(lo, hi, [&](std::uint64_t s, std::uint64_t i) {
+        const DtmValue v = source[i];
+        values[base + (s - first)] = v;
+        freedoms[base + (s - first)] = freedom_at(v, marks, i);
+      });
     });
+    base += count;
+  }
   formats::TableWriteOptions options;
   options.codec = formats::BlockCodec::kZstd;
   options.compression_level = 1;
   formats::TableInfo info;
   info.material = table.material().name();
   info.positions_per_side = values.size();
-  auto bytes = formats::encode_table(info, formats::OneSide{side, values, freedoms}, options);
+  auto encoder = formats::TableEncoder::create(info, formats::OneSide{side, values, freedoms}, options);
+  if (!encoder) return ~std::uint64_t{0};
+  std::vector<std::vector<std::byte>> blocks(encoder->block_count());
+  std::vector<char> failed(blocks.size(), 0);
+  tbb::parallel_for(std::uint64_t{0}, std::uint64_t(blocks.size()), [&](std::uint64_t k) {
+    auto b = encoder->encode_block(k);
+    if (b) blocks[k] = std::move(*b);
+    else failed[k] = 1;
+  });
+  if (std::find(failed.begin(), failed.end(), 1) != failed.end()) return ~std::uint64_t{0};
+  auto bytes = encoder->assemble(blocks);
   return bytes ? bytes->size() : ~std::uint64_t{0};
 }
 
@@ -182,10 +199,11 @@ StoredSide choose_stored_side(const SolvedTable& table, const TableSet& subtable
     if (windows.size() == 1) {
       for (int side = 0; side < 2; ++side) size[side] = cost[std::size_t(side) * orders.size() + best[side]];
     } else {
-      for (int side = 0; side < 2; ++side) {
-        const std::pair<std::uint64_t, std::uint64_t> whole{0, n};
-        size[side] = proxy_bytes(table, Color(side), marks[side], orders[best[side]], {&whole, 1});
-      }
+      const std::pair<std::uint64_t, std::uint64_t> whole{0, n};
+      arena.execute([&] {
+        for (int side = 0; side < 2; ++side)
+          size[side] = proxy_bytes(table, Color(side), marks[side], orders[best[side]], {&whole, 1});
+      });
     }
     pick = size[1] < size[0] ? 1 : 0;
   }
