@@ -41,7 +41,20 @@ std::uint64_t generation_bytes(const Material& m, std::uint32_t format_version) 
     const std::uint64_t slots = IndexScheme(m).size();
     bytes = std::max(bytes, slots * 15 / 2 + (std::uint64_t{128} << 20));
   }
-  for (const Material& sub : m.conversions()) bytes += IndexScheme(sub).size() * 2 * sizeof(DtmValue);
+  // The tables m converts into, held while m is solved. A version-3 file is rebuilt from the
+  // tables it converts into (TableSet::load_with_dependencies), so in a version-3 run those are
+  // read too, recursively, and all held at once: for KPPvKP that is most of the 5-man pawn tables.
+  std::vector<Material> held;
+  std::vector<Material> todo = m.conversions();
+  while (!todo.empty()) {
+    const Material d = todo.back();
+    todo.pop_back();
+    if (std::find(held.begin(), held.end(), d) != held.end()) continue;
+    held.push_back(d);
+    bytes += IndexScheme(d).size() * 2 * sizeof(DtmValue);
+    if (format_version >= 3)
+      for (const Material& e : d.conversions()) todo.push_back(e);
+  }
   return bytes;
 }
 

@@ -57,7 +57,9 @@ struct TableSummary {
 
 // Bytes needed to generate `m`: the solver plus the tables it converts into, held in memory; for
 // `format_version` 3 at least what the one-side writer holds (both sides' values, their slot
-// freedom, the stored side in its storage order).
+// freedom, the stored side in its storage order), and the tables are counted with everything
+// they convert into, recursively, as reading a version-3 file needs (an upper bound when some of
+// them are present as version-2 files, which are read alone).
 [[nodiscard]] std::uint64_t generation_bytes(const Material& m, std::uint32_t format_version = 2);
 
 // Generates `wanted` (normalized) and their dependencies into opts.dir, writing a small table's

@@ -184,3 +184,14 @@ TEST_CASE("Tables kept in memory for later tables spare the reads and change no 
   }
   std::filesystem::remove_all(base);
 }
+
+TEST_CASE("The memory estimate of a version-3 run counts the tables read back recursively", "[gen][run]") {
+  // Reading a version-3 KQQvKP rebuilds it from the tables it converts into, KQQvKQ among them, so
+  // a version-3 run generating KQPvKP (which converts into KQQvKP, not into KQQvKQ) holds KQQvKQ too.
+  const Material kqpkp = *Material::parse("KQPvKP");
+  const Material kqqkq = *Material::parse("KQQvKQ");
+  const auto direct = kqpkp.conversions();
+  REQUIRE(std::find(direct.begin(), direct.end(), kqqkq) == direct.end());
+  const std::uint64_t grand = IndexScheme(kqqkq).size() * 2 * sizeof(tbkit::formats::DtmValue);
+  CHECK(generation_bytes(kqpkp, 3) >= generation_bytes(kqpkp, 2) + grand);
+}
