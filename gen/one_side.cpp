@@ -141,15 +141,7 @@ std::uint64_t proxy_bytes(const SolvedTable& table, Color side, const NoBetterMa
   info.positions_per_side = values.size();
   auto encoder = formats::TableEncoder::create(info, formats::OneSide{side, values, freedoms}, options);
   if (!encoder) return ~std::uint64_t{0};
-  std::vector<std::vector<std::byte>> blocks(encoder->block_count());
-  std::vector<char> failed(blocks.size(), 0);
-  tbb::parallel_for(std::uint64_t{0}, std::uint64_t(blocks.size()), [&](std::uint64_t k) {
-    auto b = encoder->encode_block(k);
-    if (b) blocks[k] = std::move(*b);
-    else failed[k] = 1;
-  });
-  if (std::find(failed.begin(), failed.end(), 1) != failed.end()) return ~std::uint64_t{0};
-  auto bytes = encoder->assemble(blocks);
+  auto bytes = encode_in_parallel(*encoder);
   return bytes ? bytes->size() : ~std::uint64_t{0};
 }
 
@@ -165,6 +157,19 @@ std::vector<StorageOrder> candidate_orders(const IndexScheme& scheme) {
 }
 
 }  // namespace
+
+Result<std::vector<std::byte>> encode_in_parallel(const formats::TableEncoder& encoder) {
+  std::vector<std::vector<std::byte>> blocks(encoder.block_count());
+  std::vector<Status> errors(blocks.size());
+  tbb::parallel_for(std::uint64_t{0}, std::uint64_t(blocks.size()), [&](std::uint64_t k) {
+    auto b = encoder.encode_block(k);
+    if (b) blocks[k] = std::move(*b);
+    else errors[k] = b.error();
+  });
+  for (const Status& st : errors)
+    if (!st) return st.error();
+  return encoder.assemble(blocks);
+}
 
 StoredSide choose_stored_side(const SolvedTable& table, const TableSet& subtables, tbb::task_arena& arena) {
   const bool symmetric = table.material().is_symmetric();

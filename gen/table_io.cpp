@@ -11,11 +11,6 @@ namespace tbkit::gen {
 
 using namespace chess;
 
-namespace {
-// "balanced": LZMA2 settings measured on the 3+4 set and four 5-piece tables (docs/formats/table.md).
-constexpr std::uint32_t kBalancedNiceLen = 64;
-constexpr std::uint32_t kBalancedDepth = 0;  // the preset's automatic depth
-}  // namespace
 
 Result<formats::TableWriteOptions> write_options_named(std::string_view name, std::string_view sides) {
   formats::TableWriteOptions o;
@@ -23,10 +18,9 @@ Result<formats::TableWriteOptions> write_options_named(std::string_view name, st
   else if (sides != "both") return make_error(ErrorCode::kInvalidArgument, "unknown sides '" + std::string(sides) + "' (both or one)");
   if (name == "small") return o;
   if (name == "balanced") {
-    // LZMA2 with a shorter "good enough" match and a shallower match search: about half the
+    // LZMA2 settling for a 64-byte match (the preset's depth follows it down): about half the
     // coding time of "small" for ~3% more bytes (docs/formats/table.md, "Balanced").
-    o.lzma_nice_len = kBalancedNiceLen;
-    o.lzma_depth = kBalancedDepth;
+    o.lzma_nice_len = 64;
     return o;
   }
   if (name == "fast") {
@@ -57,19 +51,9 @@ Status write_solved_table(const std::filesystem::path& path, const SolvedTable& 
   }();
   if (!encoder) return encoder.error();
   // One task per block: each block's bytes depend on that block alone, so any thread count
-  // gives the same file. The first error (lowest block) wins, for a deterministic message.
-  std::vector<std::vector<std::byte>> blocks(encoder->block_count());
-  std::vector<Status> errors(blocks.size());
-  arena.execute([&] {
-    tbb::parallel_for(std::uint64_t{0}, std::uint64_t(blocks.size()), [&](std::uint64_t k) {
-      auto b = encoder->encode_block(k);
-      if (b) blocks[k] = std::move(*b);
-      else errors[k] = b.error();
-    });
-  });
-  for (const Status& st : errors)
-    if (!st) return st;
-  auto bytes = encoder->assemble(blocks);
+  // gives the same file.
+  Result<std::vector<std::byte>> bytes = make_error(ErrorCode::kIo, "not encoded");
+  arena.execute([&] { bytes = encode_in_parallel(*encoder); });
   if (!bytes) return bytes.error();
   return formats::write_file_atomically(path, *bytes);
 }
