@@ -32,14 +32,16 @@ int run_stats(const StatsOptions& o) {
     material = m->normalized();
     path = gen::table_path(o.dir, material);
   }
-  // A version-3 file stores one side: the other is rebuilt from the tables it converts into.
+  // A version-3 file stores one side: the other is rebuilt from the tables it converts into,
+  // each read alone (from an expanded copy when it is one-side too).
   tbb::task_arena arena;
   gen::TableSet tables;
   auto file = formats::TableFile::open(path);
   if (!file) return report(file.error());
-  if (file->format_version() >= 3)
+  const gen::TemporaryCache cache;
+  if (file->format_version() >= 3 || file->capture_resolved())
     for (const gen::Material& dep : material.conversions())
-      if (Status st = tables.load_with_dependencies(path.parent_path(), dep, arena); !st) return report(st.error());
+      if (Status st = tables.load_expanded(path.parent_path(), dep, cache.dir(), arena); !st) return report(st.error());
   if (Status st = tables.load(path, material, arena); !st) return report(st.error());
   const gen::TableStats s = gen::compute_stats(*tables.find(material));
   const char* names[2] = {"white", "black"};

@@ -56,7 +56,8 @@ constexpr std::uint64_t kKeepBytes = std::uint64_t{1} << 30;
 // Checks one file; prints its line. Returns true when it passes. `shared` holds tables of the
 // file's directory read for earlier files; a file whose name is not its material's table name
 // (dir/MATERIAL.dtm) is checked with tables of its own.
-bool verify_file(const std::filesystem::path& path, tbb::task_arena& arena, gen::TableSet& shared) {
+bool verify_file(const std::filesystem::path& path, tbb::task_arena& arena, gen::TableSet& shared,
+                 const std::filesystem::path& cache) {
   auto fail = [&](const std::string& why) {
     std::printf("FAIL %s: %s\n", path.string().c_str(), why.c_str());
     std::fflush(stdout);
@@ -71,7 +72,7 @@ bool verify_file(const std::filesystem::path& path, tbb::task_arena& arena, gen:
   gen::TableSet own;
   gen::TableSet& tables = canonical ? shared : own;
   for (const gen::Material& dep : material->conversions())
-    if (Status st = tables.load_with_dependencies(path.parent_path(), dep, arena); !st)
+    if (Status st = tables.load_expanded(path.parent_path(), dep, cache, arena); !st)
       return fail("needs " + dep.name() + ": " + st.error().message);
   if (!tables.contains(*material))
     if (Status st = tables.load(path, *material, arena); !st) return fail(st.error().message);
@@ -173,6 +174,7 @@ int run_verify(const VerifyOptions& o) {
   }
   gen::TableSet shared;
   std::filesystem::path shared_dir;
+  const gen::TemporaryCache cache;  // expanded copies of one-side tables (gen::expanded_source)
   for (std::size_t i = 0; i < files->size(); ++i) {
     const std::filesystem::path& f = (*files)[i];
     if (f.parent_path() != shared_dir) {
@@ -180,7 +182,7 @@ int run_verify(const VerifyOptions& o) {
       shared_dir = f.parent_path();
     }
     shared.retain_only(shared.to_keep(needs, i, kKeepBytes));
-    (verify_file(f, arena, shared) ? passed : failed)++;
+    (verify_file(f, arena, shared, cache.dir()) ? passed : failed)++;
   }
   std::printf("%d passed, %d failed\n", passed, failed);
   return failed ? kExitFailed : kExitOk;

@@ -41,20 +41,9 @@ std::uint64_t generation_bytes(const Material& m, std::uint32_t format_version) 
     const std::uint64_t slots = IndexScheme(m).size();
     bytes = std::max(bytes, slots * 15 / 2 + (std::uint64_t{128} << 20));
   }
-  // The tables m converts into, held while m is solved. A version-3 file is rebuilt from the
-  // tables it converts into (TableSet::load_with_dependencies), so in a version-3 run those are
-  // read too, recursively, and all held at once: for KPPvKP that is most of the 5-man pawn tables.
-  std::vector<Material> held;
-  std::vector<Material> todo = m.conversions();
-  while (!todo.empty()) {
-    const Material d = todo.back();
-    todo.pop_back();
-    if (std::find(held.begin(), held.end(), d) != held.end()) continue;
-    held.push_back(d);
-    bytes += IndexScheme(d).size() * 2 * sizeof(DtmValue);
-    if (format_version >= 3)
-      for (const Material& e : d.conversions()) todo.push_back(e);
-  }
+  // The tables m converts into, held while m is solved, each read alone (a version-3 one from its
+  // expanded copy, expanded_source).
+  for (const Material& d : m.conversions()) bytes += IndexScheme(d).size() * 2 * sizeof(DtmValue);
   return bytes;
 }
 
@@ -74,10 +63,11 @@ std::optional<formats::TableFile> table_with_header(const std::filesystem::path&
   return std::move(*file);
 }
 
-// True when `path` holds a valid table of `m`: the header matches (TableFile::open checks its
-// checksum and the metadata's) and every block's checksum matches its stored bytes, blocks checked
-// in parallel. So the file is byte for byte what the writer wrote; blocks are not decompressed
-// (that took a minute on the dependencies of one 5-piece pawn table; `tbkit verify` does it).
+}  // namespace
+
+// TableFile::open checks the header's checksum and the metadata's; with every block's checksum
+// the file is byte for byte what the writer wrote. Blocks are not decompressed (that took a
+// minute on the dependencies of one 5-piece pawn table; `tbkit verify` does it).
 bool is_valid_table(const std::filesystem::path& path, const Material& m, tbb::task_arena& arena) {
   auto file = table_with_header(path, m);
   if (!file) return false;
@@ -89,8 +79,6 @@ bool is_valid_table(const std::filesystem::path& path, const Material& m, tbb::t
   });
   return ok;
 }
-
-}  // namespace
 
 Status generate_tables(const std::vector<Material>& wanted, const GenOptions& opts, tbb::task_arena& arena,
                        const std::function<void(const Material&, const SolveProgress&)>& progress,
@@ -128,6 +116,25 @@ Status generate_tables(const std::vector<Material>& wanted, const GenOptions& op
     return arena.max_concurrency() > 1 && opts.write.format_version < 3 && bytes <= kOverlapBytes &&
            (opts.memory_limit == 0 || max_need + 2 * bytes <= opts.memory_limit);
   };
+  // Version-3 runs keep an expanded copy of each table a later table converts into (see
+  // expanded_source): each copy is written when its table is solved, or made from the file when
+  // missing (a resumed run), and removed when no table left in the plan needs it.
+  const bool one_side = opts.write.format_version >= 3;
+  const std::filesystem::path cache = opts.dir / kExpandedCacheDir;
+  // True when a table from plan[k] on converts into d.
+  auto needed_from = [&](const Material& d, std::size_t k) {
+    for (std::size_t j = k; j < plan.size(); ++j)
+      if (std::find(conversions[j].begin(), conversions[j].end(), d) != conversions[j].end()) return true;
+    return false;
+  };
+  // Removes the copies no table from plan[k] on needs (all of them when k == plan.size()).
+  auto remove_unneeded_copies = [&](std::size_t k) {
+    for (const Material& x : plan) {
+      const std::filesystem::path copy = table_path(cache, x);
+      if (!needed_from(x, k) && std::filesystem::exists(copy, ec)) std::filesystem::remove(copy, ec);
+    }
+    std::filesystem::remove(cache, ec);  // only when empty
+  };
   TableSet loaded;  // before `pending`: outlives a write still running when an error returns
   struct PendingWrite {
     std::shared_ptr<const SolvedTable> table;
@@ -154,6 +161,7 @@ Status generate_tables(const std::vector<Material>& wanted, const GenOptions& op
   } wait_on_exit{finish_pending};
   for (std::size_t k = 0; k < plan.size(); ++k) {
     const Material& m = plan[k];
+    if (one_side) remove_unneeded_copies(k);
     const auto t0 = std::chrono::steady_clock::now();
     const std::filesystem::path path = table_path(opts.dir, m);
     if (is_valid_table(path, m, arena)) {
@@ -178,9 +186,16 @@ Status generate_tables(const std::vector<Material>& wanted, const GenOptions& op
       keep_budget = std::min(keep_budget, opts.memory_limit > need ? opts.memory_limit - need : 0);
     }
     loaded.retain_only(loaded.to_keep(conversions, k, keep_budget));
+    // Making a missing expanded copy holds that table and the tables it converts into: within the
+    // memory this table's estimate counts once nothing else is held.
+    for (const Material& d : conversions[k])
+      if (!loaded.contains(d) && !expanded_source_ready(opts.dir, d, cache, arena)) {
+        loaded.retain_only({});
+        break;
+      }
     const std::size_t held = loaded.size();
     for (const Material& d : conversions[k])
-      if (Status st = loaded.load_with_dependencies(opts.dir, d, arena); !st) return st;
+      if (Status st = loaded.load_expanded(opts.dir, d, cache, arena); !st) return st;
     const std::size_t tables_read = loaded.size() - held;
     const auto t1 = std::chrono::steady_clock::now();
     const double c1 = cpu_seconds();
@@ -204,8 +219,11 @@ Status generate_tables(const std::vector<Material>& wanted, const GenOptions& op
     if (progress) progress(m, SolveProgress{"write", 0, 0, 0});
     // The writer reads only its table (versions 1 and 2 ignore the subtables; version 3 is written
     // here, before `loaded` changes).
-    auto write = [&, path, t2, c2] {
+    const bool copy = one_side && !conversions[k].empty() && needed_from(m, k + 1);
+    auto write = [&, path, t2, c2, copy] {
       pending.status = write_solved_table(path, *pending.table, loaded, opts.generator, opts.created, arena, opts.write);
+      if (pending.status && copy)
+        pending.status = write_expanded_copy(cache, *pending.table, opts.generator, opts.created, arena);
       s.write_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t2).count();
       s.write_cpu_seconds = cpu_seconds() - c2;
       for (int side = 0; side < 2; ++side)
@@ -232,7 +250,9 @@ Status generate_tables(const std::vector<Material>& wanted, const GenOptions& op
     }
     loaded.add(std::move(*solved));
   }
-  return finish_pending();
+  if (Status st = finish_pending(); !st) return st;
+  if (one_side) remove_unneeded_copies(plan.size());
+  return {};
 }
 
 }  // namespace tbkit::gen

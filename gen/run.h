@@ -17,6 +17,8 @@
 namespace tbkit::gen {
 
 inline constexpr const char* kTableExtension = ".dtm";
+// The directory, inside a version-3 run's table directory, of its expanded copies (expanded_source).
+inline constexpr const char* kExpandedCacheDir = ".tbkit-expanded";
 
 // The file holding a normalized material's table in `dir`: dir/KQvKR.dtm.
 [[nodiscard]] std::filesystem::path table_path(const std::filesystem::path& dir, const Material& m);
@@ -57,9 +59,8 @@ struct TableSummary {
 
 // Bytes needed to generate `m`: the solver plus the tables it converts into, held in memory; for
 // `format_version` 3 at least what the one-side writer holds (both sides' values, their slot
-// freedom, the stored side in its storage order), and the tables are counted with everything
-// they convert into, recursively, as reading a version-3 file needs (an upper bound when some of
-// them are present as version-2 files, which are read alone).
+// freedom, the stored side in its storage order). Each table held is read alone (a version-3 one
+// from its expanded copy, expanded_source), so only the direct conversions count.
 [[nodiscard]] std::uint64_t generation_bytes(const Material& m, std::uint32_t format_version = 2);
 
 // Generates `wanted` (normalized) and their dependencies into opts.dir, writing a small table's
@@ -80,6 +81,41 @@ struct TableSummary {
                                         const TableSet& subtables, const std::string& generator, std::int64_t created,
                                         tbb::task_arena& arena,
                                         const formats::TableWriteOptions& write = {});
+
+// True when `path` holds a valid table of `m`: the header matches and every block's checksum
+// matches its stored bytes (blocks checked in parallel in `arena`, not decompressed).
+[[nodiscard]] bool is_valid_table(const std::filesystem::path& path, const Material& m, tbb::task_arena& arena);
+
+// Reading a table stored one side (format version 3) or capture-resolved needs the tables it
+// converts into, and when those are stored that way too, theirs in turn: for KPPvKP most of the
+// 5-man pawn tables at once. Expanded copies break the chain: a copy is a version-2 file of the
+// same table (both sides exact, zstd level 1) in a cache directory, read alone.
+//
+// The file to read `m` from alone: dir/M.dtm when it stores both sides exactly or `m` converts
+// into nothing; else cache/M.dtm, made first when missing or invalid (after the copies of the
+// tables `m` converts into, recursively; only `m` and those tables are held while it is made).
+// Errors: those of reading the tables (naming the file), kIo when a copy cannot be written.
+[[nodiscard]] Result<std::filesystem::path> expanded_source(const std::filesystem::path& dir, const Material& m,
+                                                            const std::filesystem::path& cache, tbb::task_arena& arena);
+// Writes cache/M.dtm, the expanded copy of a solved table (tmp + rename).
+[[nodiscard]] Status write_expanded_copy(const std::filesystem::path& cache, const SolvedTable& table,
+                                         const std::string& generator, std::int64_t created, tbb::task_arena& arena);
+// A fresh directory for expanded copies under the system's temporary directory ($TMPDIR or
+// /tmp), removed with its contents on destruction: for readers (verify, stats) of one-side sets.
+class TemporaryCache {
+ public:
+  TemporaryCache();
+  ~TemporaryCache();
+  TemporaryCache(const TemporaryCache&) = delete;
+  TemporaryCache& operator=(const TemporaryCache&) = delete;
+  [[nodiscard]] const std::filesystem::path& dir() const { return dir_; }
+
+ private:
+  std::filesystem::path dir_;
+};
+// True when expanded_source(dir, m, cache) has nothing to make.
+[[nodiscard]] bool expanded_source_ready(const std::filesystem::path& dir, const Material& m,
+                                         const std::filesystem::path& cache, tbb::task_arena& arena);
 
 // Writer settings by intent. `name`: "small" (the default: LZMA2 preset 9, 1 MiB blocks, the
 // smallest files), "balanced" (LZMA2 with a shallower match search: about half the coding time,

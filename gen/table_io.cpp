@@ -1,6 +1,11 @@
 // Table files <-> SolvedTable: parallel writing (blocks compressed with TBB) and loading.
 #include <tbb/parallel_for.h>
 
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <system_error>
+
 #include "formats/table_file.h"
 #include "gen/one_side.h"
 #include "gen/run.h"
@@ -11,6 +16,22 @@ namespace tbkit::gen {
 
 using namespace chess;
 
+namespace {
+
+// True when `file` holds both sides exactly: read alone, it needs no other table.
+bool stores_both_exactly(const formats::TableFile& file) {
+  return file.stores(Color::kWhite) && file.stores(Color::kBlack) && !file.capture_resolved();
+}
+
+// Expanded copies are written for speed: zstd level 1, both sides (format version 2).
+formats::TableWriteOptions expanded_copy_options() {
+  formats::TableWriteOptions o;
+  o.codec = formats::BlockCodec::kZstd;
+  o.compression_level = 1;
+  return o;
+}
+
+}  // namespace
 
 Result<formats::TableWriteOptions> write_options_named(std::string_view name, std::string_view sides) {
   formats::TableWriteOptions o;
@@ -123,6 +144,79 @@ Status TableSet::load_with_dependencies(const std::filesystem::path& dir, const 
       if (Status st = load_with_dependencies(dir, d, arena); !st) return st;
   }
   return load(path, material, arena);
+}
+
+bool expanded_source_ready(const std::filesystem::path& dir, const Material& m, const std::filesystem::path& cache,
+                           tbb::task_arena& arena) {
+  auto file = formats::TableFile::open(table_path(dir, m));
+  if (!file || stores_both_exactly(*file) || m.conversions().empty()) return true;  // nothing to make
+  const std::filesystem::path copy = table_path(cache, m);
+  if (!is_valid_table(copy, m, arena)) return false;
+  auto copied = formats::TableFile::open(copy);
+  return copied && stores_both_exactly(*copied);
+}
+
+Result<std::filesystem::path> expanded_source(const std::filesystem::path& dir, const Material& m,
+                                              const std::filesystem::path& cache, tbb::task_arena& arena) {
+  const std::filesystem::path path = table_path(dir, m);
+  auto file = formats::TableFile::open(path);
+  if (!file) return file.error();
+  if (stores_both_exactly(*file) || m.conversions().empty()) return path;
+  const std::filesystem::path copy = table_path(cache, m);
+  if (expanded_source_ready(dir, m, cache, arena)) return copy;
+  // The sources of the tables m converts into first (each made, and released, in turn), then
+  // only those tables and m are held.
+  const std::vector<Material> deps = m.conversions();
+  std::vector<std::filesystem::path> sources;
+  for (const Material& d : deps) {
+    auto source = expanded_source(dir, d, cache, arena);
+    if (!source) return source.error();
+    sources.push_back(*source);
+  }
+  TableSet set;
+  for (std::size_t i = 0; i < deps.size(); ++i)
+    if (Status st = set.load(sources[i], deps[i], arena); !st) return st.error();
+  if (Status st = set.load(path, m, arena); !st) return st.error();
+  std::error_code ec;
+  std::filesystem::create_directories(cache, ec);
+  if (ec) return make_error(ErrorCode::kIo, cache.string() + ": cannot create directory: " + ec.message());
+  if (Status st = write_solved_table(copy, *set.find(m), set, file->info().generator, file->info().created, arena,
+                                     expanded_copy_options());
+      !st)
+    return st.error();
+  return copy;
+}
+
+Status write_expanded_copy(const std::filesystem::path& cache, const SolvedTable& table, const std::string& generator,
+                           std::int64_t created, tbb::task_arena& arena) {
+  std::error_code ec;
+  std::filesystem::create_directories(cache, ec);
+  if (ec) return make_error(ErrorCode::kIo, cache.string() + ": cannot create directory: " + ec.message());
+  return write_solved_table(table_path(cache, table.material()), table, TableSet{}, generator, created, arena,
+                            expanded_copy_options());
+}
+
+TemporaryCache::TemporaryCache() {
+  std::error_code ec;
+  std::filesystem::path base = std::filesystem::temp_directory_path(ec);
+  if (ec) base = "/tmp";
+  std::string name = (base / "tbkit-expanded-XXXXXX").string();
+  if (::mkdtemp(name.data()) == nullptr)  // expanded_source reports it when it cannot create it
+    name = (base / ("tbkit-expanded-" + std::to_string(::getpid()))).string();
+  dir_ = name;
+}
+
+TemporaryCache::~TemporaryCache() {
+  std::error_code ec;
+  std::filesystem::remove_all(dir_, ec);
+}
+
+Status TableSet::load_expanded(const std::filesystem::path& dir, const Material& material,
+                               const std::filesystem::path& cache, tbb::task_arena& arena) {
+  if (contains(material)) return {};
+  auto source = expanded_source(dir, material, cache, arena);
+  if (!source) return source.error();
+  return load(*source, material, arena);
 }
 
 }  // namespace tbkit::gen

@@ -49,9 +49,14 @@ class TableSet {
   // formats::TableFile::open/values, plus kCorrupt when the header does not match the material.
   [[nodiscard]] Status load(const std::filesystem::path& path, const Material& expected, tbb::task_arena& arena);
   // Loads dir/MATERIAL.dtm, first loading from `dir` (recursively) the tables a version-3 file
-  // needs; tables already in the set are kept. Errors as load().
+  // needs; tables already in the set are kept, and every table read stays: for small sets (tests,
+  // tools). Errors as load().
   [[nodiscard]] Status load_with_dependencies(const std::filesystem::path& dir, const Material& material,
                                               tbb::task_arena& arena);
+  // Loads `material` (unless held) from expanded_source(dir, material, cache) (gen/run.h): from a
+  // file read alone, so the set gains this table only. Errors as expanded_source and load().
+  [[nodiscard]] Status load_expanded(const std::filesystem::path& dir, const Material& material,
+                                     const std::filesystem::path& cache, tbb::task_arena& arena);
   [[nodiscard]] const SolvedTable* find(const Material& normalized) const;
   [[nodiscard]] bool contains(const Material& normalized) const { return find(normalized) != nullptr; }
   // The value of any legal board whose table is in the set (bare kings: draw). Precondition: present.

@@ -185,13 +185,88 @@ TEST_CASE("Tables kept in memory for later tables spare the reads and change no 
   std::filesystem::remove_all(base);
 }
 
-TEST_CASE("The memory estimate of a version-3 run counts the tables read back recursively", "[gen][run]") {
-  // Reading a version-3 KQQvKP rebuilds it from the tables it converts into, KQQvKQ among them, so
-  // a version-3 run generating KQPvKP (which converts into KQQvKP, not into KQQvKQ) holds KQQvKQ too.
-  const Material kqpkp = *Material::parse("KQPvKP");
-  const Material kqqkq = *Material::parse("KQQvKQ");
-  const auto direct = kqpkp.conversions();
-  REQUIRE(std::find(direct.begin(), direct.end(), kqqkq) == direct.end());
-  const std::uint64_t grand = IndexScheme(kqqkq).size() * 2 * sizeof(tbkit::formats::DtmValue);
-  CHECK(generation_bytes(kqpkp, 3) >= generation_bytes(kqpkp, 2) + grand);
+TEST_CASE("A one-side run reads each table alone, from expanded copies kept while later tables need them", "[gen][run]") {
+  // KNvKP converts into KPvK and, by promotion, into KQvKN, KRvKN, KBvKN and KNvKN; those convert
+  // into further tables. Stored one side, each needs what it converts into to be read, and an
+  // expanded copy (both sides, read alone) stops that chain at one step.
+  tbb::task_arena arena(2);
+  auto write = write_options_named("fast", "one");
+  REQUIRE(write.ok());
+  const Material knkp = mat("KNvKP");
+  const std::vector<Material> plan = dependency_closure({knkp});
+  const auto base = std::filesystem::temp_directory_path() / ("tbkit-expanded-test-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(base);
+  GenOptions opts;
+  opts.dir = base / "tables";
+  opts.generator = "tbkit tests";
+  opts.write = *write;
+  opts.keep_bytes = 0;  // every table a later one needs is read back
+  const std::filesystem::path run_cache = opts.dir / kExpandedCacheDir;
+  auto later_needs = [&](const Material& m) {
+    const auto at = std::find(plan.begin(), plan.end(), m);
+    return std::any_of(at + 1, plan.end(), [&](const Material& x) {
+      const auto c = x.conversions();
+      return std::find(c.begin(), c.end(), m) != c.end();
+    });
+  };
+  std::map<std::string, std::size_t> reads;
+  std::size_t copies_seen = 0;
+  REQUIRE(generate_tables({knkp}, opts, arena, {}, [&](const TableSummary& s) {
+            INFO(s.material.name());
+            reads[s.material.name()] = s.tables_read;
+            // Right after its table is written, a copy exists exactly when a later table reads it
+            // and reading the file alone would not do (the table converts into something).
+            const bool copied = std::filesystem::exists(table_path(run_cache, s.material));
+            CHECK(copied == (!s.material.conversions().empty() && later_needs(s.material)));
+            copies_seen += copied;
+          }).ok());
+  CHECK(copies_seen >= 5);  // KPvK, KQvKN, KRvKN, KBvKN, KNvKN at least
+  CHECK(!std::filesystem::exists(run_cache));  // removed once no table needs them
+
+  TableSet reference;
+  solve_into(reference, {knkp}, arena);
+  {
+    // A reader: the table and what it converts into, and nothing else, held.
+    const std::filesystem::path cache = base / "cache";
+    TableSet set;
+    for (const Material& d : knkp.conversions()) REQUIRE(set.load_expanded(opts.dir, d, cache, arena).ok());
+    REQUIRE(set.load(table_path(opts.dir, knkp), knkp, arena).ok());
+    CHECK(set.size() == knkp.conversions().size() + 1);
+    for (const Material& m : knkp.conversions()) {
+      INFO(m.name());
+      CHECK(set.find(m)->values == reference.find(m)->values);
+    }
+    CHECK(set.find(knkp)->values == reference.find(knkp)->values);
+    // The copies made for it: both sides exact, read alone.
+    std::size_t copies = 0;
+    for (const auto& entry : std::filesystem::directory_iterator(cache)) {
+      INFO(entry.path().string());
+      auto file = tbkit::formats::TableFile::open(entry.path());
+      REQUIRE(file.ok());
+      CHECK(file->format_version() == 2);
+      CHECK(file->stores(Color::kWhite));
+      CHECK(file->stores(Color::kBlack));
+      CHECK(!file->capture_resolved());
+      CHECK(!Material::parse(entry.path().stem().string())->conversions().empty());
+      ++copies;
+    }
+    CHECK(copies >= 5);
+  }
+
+  // A run resumed without its copies (here: KNvKP deleted after the run) makes them from the
+  // files, and the same file.
+  std::ifstream before_file(table_path(opts.dir, knkp), std::ios::binary);
+  const std::string before{std::istreambuf_iterator<char>(before_file), {}};
+  REQUIRE(std::filesystem::remove(table_path(opts.dir, knkp)));
+  reads.clear();  // every other table is present: all nine KNvKP converts into are read
+  REQUIRE(generate_tables({knkp}, opts, arena, {}, [&](const TableSummary& s) {
+            reads[s.material.name()] = s.tables_read;
+          }).ok());
+  CHECK(reads["KNvKP"] == knkp.conversions().size());
+  std::ifstream after_file(table_path(opts.dir, knkp), std::ios::binary);
+  const std::string after{std::istreambuf_iterator<char>(after_file), {}};
+  CHECK(!before.empty());
+  CHECK(after == before);
+  CHECK(!std::filesystem::exists(run_cache));
+  std::filesystem::remove_all(base);
 }
