@@ -63,6 +63,11 @@ struct TableWriteOptions {
   std::uint32_t lzma_nice_len = 0;
   int lzma_lc = -1, lzma_lp = -1, lzma_pb = -1;
   std::uint32_t lzma_depth = 0;          // LZMA2 match-finder depth, 1..1000; 0 = the preset's
+  // LZMA2: a table of more than lzma_large_above positions a side is coded with these nice_len
+  // and depth instead of the two above (0: no table is). Most of a set's coding time is in its
+  // largest tables, most of its bytes too; "balanced" searches those less deeply.
+  std::uint64_t lzma_large_above = 0;
+  std::uint32_t lzma_large_nice_len = 0, lzma_large_depth = 0;
   FillMode fill = FillMode::kPrevious;   // version 3: how free slots are chosen
   std::uint32_t fill_min_run = 16;       // FillMode::kMatch: shortest copy worth changing the distance
   std::uint32_t fill_lookahead = 64;     // FillMode::kMatch: slots looked ahead when choosing a distance

@@ -184,8 +184,10 @@ Status check_options(const TableWriteOptions& o) {
     return make_error(ErrorCode::kInvalidArgument, "table options: dictionary_bytes over 4 MiB");
   if (o.lzma_nice_len == 1 || o.lzma_nice_len > 273)
     return make_error(ErrorCode::kInvalidArgument, "table options: lzma_nice_len must be 0 or 2..273");
-  if (o.lzma_depth > 1000)
+  if (o.lzma_depth > 1000 || o.lzma_large_depth > 1000)
     return make_error(ErrorCode::kInvalidArgument, "table options: lzma_depth must be 0..1000");
+  if (o.lzma_large_nice_len == 1 || o.lzma_large_nice_len > 273)
+    return make_error(ErrorCode::kInvalidArgument, "table options: lzma_large_nice_len must be 0 or 2..273");
   if (o.lzma_lc > 4 || o.lzma_lp > 4 || o.lzma_pb > 4 || std::max(o.lzma_lc, 0) + std::max(o.lzma_lp, 0) > 4)
     return make_error(ErrorCode::kInvalidArgument, "table options: LZMA2 needs lc, lp, pb <= 4 and lc + lp <= 4");
   if (o.fill_lookahead == 0 || o.fill_lookahead > 65536)
@@ -256,6 +258,10 @@ struct TableEncoder::Impl {
 namespace {
 
 Status fill_encoder(TableEncoder::Impl& im, const TableInfo& info) {
+  if (im.options.lzma_large_above > 0 && info.positions_per_side > im.options.lzma_large_above) {
+    im.options.lzma_nice_len = im.options.lzma_large_nice_len;
+    im.options.lzma_depth = im.options.lzma_large_depth;
+  }
   const TableWriteOptions& options = im.options;
   im.symbols = build_symbols(im.sides, im.freedom, options);
   Header& h = im.header;

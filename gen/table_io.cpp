@@ -40,8 +40,13 @@ Result<formats::TableWriteOptions> write_options_named(std::string_view name, st
   if (name == "small") return o;
   if (name == "balanced") {
     // LZMA2 settling for a 64-byte match (the preset's depth follows it down): about half the
-    // coding time of "small" for ~3% more bytes (docs/formats/table.md, "Balanced").
+    // coding time of "small" for ~3% more bytes; for tables of more than 8 Mi positions a side
+    // (5-piece tables) a 32-byte match and 8 match-finder steps: ~40% less again for ~5% more
+    // (docs/formats/table.md, "Balanced").
     o.lzma_nice_len = 64;
+    o.lzma_large_above = std::uint64_t{8} << 20;
+    o.lzma_large_nice_len = 32;
+    o.lzma_large_depth = 8;
     return o;
   }
   if (name == "fast") {
@@ -146,26 +151,27 @@ Status TableSet::load_with_dependencies(const std::filesystem::path& dir, const 
   return load(path, material, arena);
 }
 
-bool expanded_source_ready(const std::filesystem::path& dir, const Material& m, const std::filesystem::path& cache,
+namespace {
+
+// Where expanded_source finds m: its own file, its copy, or nowhere yet (a copy to make).
+enum class Source { kFile, kCopy, kToMake };
+
+Result<Source> find_source(const std::filesystem::path& dir, const Material& m, const std::filesystem::path& cache,
                            tbb::task_arena& arena) {
   auto file = formats::TableFile::open(table_path(dir, m));
-  if (!file || stores_both_exactly(*file) || m.conversions().empty()) return true;  // nothing to make
+  if (!file) return file.error();
+  if (stores_both_exactly(*file) || m.conversions().empty()) return Source::kFile;
   const std::filesystem::path copy = table_path(cache, m);
-  if (!is_valid_table(copy, m, arena)) return false;
+  if (!is_valid_table(copy, m, arena)) return Source::kToMake;
   auto copied = formats::TableFile::open(copy);
-  return copied && stores_both_exactly(*copied);
+  return copied && stores_both_exactly(*copied) ? Source::kCopy : Source::kToMake;
 }
 
-Result<std::filesystem::path> expanded_source(const std::filesystem::path& dir, const Material& m,
-                                              const std::filesystem::path& cache, tbb::task_arena& arena) {
-  const std::filesystem::path path = table_path(dir, m);
-  auto file = formats::TableFile::open(path);
-  if (!file) return file.error();
-  if (stores_both_exactly(*file) || m.conversions().empty()) return path;
-  const std::filesystem::path copy = table_path(cache, m);
-  if (expanded_source_ready(dir, m, cache, arena)) return copy;
-  // The sources of the tables m converts into first (each made, and released, in turn), then
-  // only those tables and m are held.
+// Makes cache/M.dtm from dir/M.dtm: the sources of the tables m converts into first (each made,
+// and released, in turn), then only those tables and m are held. Returns m, exact.
+Result<std::shared_ptr<const SolvedTable>> make_expanded_copy(const std::filesystem::path& dir, const Material& m,
+                                                              const std::filesystem::path& cache,
+                                                              tbb::task_arena& arena) {
   const std::vector<Material> deps = m.conversions();
   std::vector<std::filesystem::path> sources;
   for (const Material& d : deps) {
@@ -176,15 +182,28 @@ Result<std::filesystem::path> expanded_source(const std::filesystem::path& dir, 
   TableSet set;
   for (std::size_t i = 0; i < deps.size(); ++i)
     if (Status st = set.load(sources[i], deps[i], arena); !st) return st.error();
-  if (Status st = set.load(path, m, arena); !st) return st.error();
-  std::error_code ec;
-  std::filesystem::create_directories(cache, ec);
-  if (ec) return make_error(ErrorCode::kIo, cache.string() + ": cannot create directory: " + ec.message());
-  if (Status st = write_solved_table(copy, *set.find(m), set, file->info().generator, file->info().created, arena,
-                                     expanded_copy_options());
-      !st)
-    return st.error();
-  return copy;
+  if (Status st = set.load(table_path(dir, m), m, arena); !st) return st.error();
+  std::shared_ptr<const SolvedTable> table = set.shared(m);
+  if (Status st = write_expanded_copy(cache, *table, "tbkit expanded copy", 0, arena); !st) return st.error();
+  return table;
+}
+
+}  // namespace
+
+bool expanded_source_ready(const std::filesystem::path& dir, const Material& m, const std::filesystem::path& cache,
+                           tbb::task_arena& arena) {
+  auto source = find_source(dir, m, cache, arena);
+  return !source || *source != Source::kToMake;  // an unreadable file: nothing to make (its reader reports it)
+}
+
+Result<std::filesystem::path> expanded_source(const std::filesystem::path& dir, const Material& m,
+                                              const std::filesystem::path& cache, tbb::task_arena& arena) {
+  auto source = find_source(dir, m, cache, arena);
+  if (!source) return source.error();
+  if (*source == Source::kFile) return table_path(dir, m);
+  if (*source == Source::kToMake)
+    if (auto made = make_expanded_copy(dir, m, cache, arena); !made) return made.error();
+  return table_path(cache, m);
 }
 
 Status write_expanded_copy(const std::filesystem::path& cache, const SolvedTable& table, const std::string& generator,
@@ -214,9 +233,16 @@ TemporaryCache::~TemporaryCache() {
 Status TableSet::load_expanded(const std::filesystem::path& dir, const Material& material,
                                const std::filesystem::path& cache, tbb::task_arena& arena) {
   if (contains(material)) return {};
-  auto source = expanded_source(dir, material, cache, arena);
+  auto source = find_source(dir, material, cache, arena);
   if (!source) return source.error();
-  return load(*source, material, arena);
+  if (*source == Source::kToMake) {
+    // Kept as made rather than read back from the copy just written.
+    auto made = make_expanded_copy(dir, material, cache, arena);
+    if (!made) return made.error();
+    add(std::move(*made));
+    return {};
+  }
+  return load(table_path(*source == Source::kFile ? dir : cache, material), material, arena);
 }
 
 }  // namespace tbkit::gen

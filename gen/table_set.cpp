@@ -40,9 +40,11 @@ void TableSet::add(std::shared_ptr<const SolvedTable> table) {
   tables_.push_back(std::move(table));
 }
 
-const SolvedTable* TableSet::find(const Material& normalized) const {
+const SolvedTable* TableSet::find(const Material& normalized) const { return shared(normalized).get(); }
+
+std::shared_ptr<const SolvedTable> TableSet::shared(const Material& normalized) const {
   for (const auto& t : tables_)
-    if (t->material() == normalized) return t.get();
+    if (t->material() == normalized) return t;
   return nullptr;
 }
 

@@ -59,6 +59,8 @@ class TableSet {
                                      const std::filesystem::path& cache, tbb::task_arena& arena);
   [[nodiscard]] const SolvedTable* find(const Material& normalized) const;
   [[nodiscard]] bool contains(const Material& normalized) const { return find(normalized) != nullptr; }
+  // The held table of `normalized`, shared (null when absent): it outlives the set.
+  [[nodiscard]] std::shared_ptr<const SolvedTable> shared(const Material& normalized) const;
   // The value of any legal board whose table is in the set (bare kings: draw). Precondition: present.
   [[nodiscard]] DtmValue probe(const Board& b) const;
   // Releases tables not in `keep` (to bound memory during long runs).

@@ -149,6 +149,37 @@ TEST_CASE("Blocks encoded separately in any order assemble into encode_table's b
   CHECK(enc->assemble(blocks).error().code == ErrorCode::kInvalidArgument);
 }
 
+TEST_CASE("LZMA2 settings for large tables apply above their size only", "[formats][table]") {
+  // A table of n positions a side coded with lzma_large_above < n is the table coded with the
+  // large settings as its own; with lzma_large_above >= n, the table coded without them.
+  const std::uint64_t n = 60'000;
+  const auto white = synthetic_values(n, 5, 40), black = synthetic_values(n, 6, 25);
+  std::vector<SlotFreedom> freedom(n);  // exact: each slot its value
+  TableWriteOptions base;
+  base.block_bytes = 8192;
+  base.lzma_nice_len = 64;
+  TableWriteOptions shallow = base;
+  shallow.lzma_nice_len = 8;
+  shallow.lzma_depth = 1;
+  TableWriteOptions large = base;
+  large.lzma_large_nice_len = 8;
+  large.lzma_large_depth = 1;
+  for (std::uint32_t version : {2U, 3U}) {
+    INFO("format version " << version);
+    auto encode = [&](TableWriteOptions o) {
+      o.format_version = version;
+      return version == 2 ? encode_table(info_for(n), white, black, o).value()
+                          : encode_table(info_for(n), OneSide{chess::Color::kWhite, white, freedom}, o).value();
+    };
+    large.lzma_large_above = n - 1;
+    const auto above = encode(large);
+    CHECK(above == encode(shallow));
+    CHECK(above != encode(base));  // the settings change the bytes, so the two checks tell apart
+    large.lzma_large_above = n;
+    CHECK(encode(large) == encode(base));
+  }
+}
+
 TEST_CASE("Format v3: one side, free slots filled within their bounds, blocks in any order", "[formats][table]") {
   const std::uint64_t n = 20'000;
   const auto black = synthetic_values(n, 9, 30);
@@ -230,6 +261,12 @@ TEST_CASE("Table writer rejects bad arguments and cleans up", "[formats][table]"
   CHECK(encode_table(info_for(100), v, v, opt).error().code == ErrorCode::kInvalidArgument);
   opt = {};
   opt.lzma_depth = 1001;
+  CHECK(encode_table(info_for(100), v, v, opt).error().code == ErrorCode::kInvalidArgument);
+  opt = {};
+  opt.lzma_large_depth = 1001;
+  CHECK(encode_table(info_for(100), v, v, opt).error().code == ErrorCode::kInvalidArgument);
+  opt = {};
+  opt.lzma_large_nice_len = 274;
   CHECK(encode_table(info_for(100), v, v, opt).error().code == ErrorCode::kInvalidArgument);
   opt = {};
   opt.lzma_lc = 3;
