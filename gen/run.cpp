@@ -7,7 +7,9 @@
 #include <chrono>
 #include <optional>
 
+#include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
+#include <tbb/parallel_reduce.h>
 #include <tbb/task_group.h>
 
 #include "formats/table_file.h"
@@ -61,6 +63,50 @@ std::optional<formats::TableFile> table_with_header(const std::filesystem::path&
       info.positions_per_side != scheme.size())
     return std::nullopt;
   return std::move(*file);
+}
+
+// Adds the table's legal positions, wins, draws and losses to `s` and raises its longest win, in
+// parallel (sums and a maximum: the same whatever the split).
+void count_outcomes(const SolvedTable& table, TableSummary& s, tbb::task_arena& arena) {
+  struct Counts {
+    std::uint64_t positions = 0, wins = 0, draws = 0, losses = 0;
+    int longest = 0;
+  };
+  for (const auto& values : table.values) {
+    const Counts c = arena.execute([&] {
+      return tbb::parallel_reduce(
+          tbb::blocked_range<std::size_t>(0, values.size(), std::size_t{1} << 16), Counts{},
+          [&](const tbb::blocked_range<std::size_t>& r, Counts acc) {
+            for (std::size_t i = r.begin(); i < r.end(); ++i) {
+              const DtmValue v = values[i];
+              if (v.is_illegal()) continue;
+              ++acc.positions;
+              if (v.is_win()) {
+                ++acc.wins;
+                acc.longest = std::max(acc.longest, v.plies());
+              } else if (v.is_loss()) {
+                ++acc.losses;
+              } else {
+                ++acc.draws;
+              }
+            }
+            return acc;
+          },
+          [](Counts a, const Counts& b) {
+            a.positions += b.positions;
+            a.wins += b.wins;
+            a.draws += b.draws;
+            a.losses += b.losses;
+            a.longest = std::max(a.longest, b.longest);
+            return a;
+          });
+    });
+    s.positions += c.positions;
+    s.wins += c.wins;
+    s.draws += c.draws;
+    s.losses += c.losses;
+    s.longest_plies = std::max(s.longest_plies, c.longest);
+  }
 }
 
 }  // namespace
@@ -195,7 +241,7 @@ Status generate_tables(const std::vector<Material>& wanted, const GenOptions& op
       }
     const std::size_t held = loaded.size();
     for (const Material& d : conversions[k])
-      if (Status st = loaded.load_expanded(opts.dir, d, cache, arena); !st) return st;
+      if (Status st = loaded.load_expanded(opts.dir, d, cache, arena, LoadUse::kProbeOnly); !st) return st;
     const std::size_t tables_read = loaded.size() - held;
     const auto t1 = std::chrono::steady_clock::now();
     const double c1 = cpu_seconds();
@@ -226,19 +272,7 @@ Status generate_tables(const std::vector<Material>& wanted, const GenOptions& op
         pending.status = write_expanded_copy(cache, *pending.table, opts.generator, opts.created, arena);
       s.write_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t2).count();
       s.write_cpu_seconds = cpu_seconds() - c2;
-      for (int side = 0; side < 2; ++side)
-        for (const DtmValue v : pending.table->values[side]) {
-          if (v.is_illegal()) continue;
-          ++s.positions;
-          if (v.is_win()) {
-            ++s.wins;
-            s.longest_plies = std::max(s.longest_plies, v.plies());
-          } else if (v.is_loss()) {
-            ++s.losses;
-          } else {
-            ++s.draws;
-          }
-        }
+      count_outcomes(*pending.table, s, arena);
       s.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - pending.started).count();
     };
     pending.active = true;

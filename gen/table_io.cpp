@@ -84,7 +84,8 @@ Status write_solved_table(const std::filesystem::path& path, const SolvedTable& 
   return formats::write_file_atomically(path, *bytes);
 }
 
-Status TableSet::load(const std::filesystem::path& path, const Material& expected, tbb::task_arena& arena) {
+Status TableSet::load(const std::filesystem::path& path, const Material& expected, tbb::task_arena& arena,
+                      LoadUse use) {
   auto file = formats::TableFile::open(path);
   if (!file) return file.error();
   auto table = std::make_shared<SolvedTable>(expected);
@@ -102,7 +103,9 @@ Status TableSet::load(const std::filesystem::path& path, const Material& expecte
         return make_error(ErrorCode::kUnavailable, path.string() + ": needs " + d.name() + " loaded first");
   }
   // Block by block in parallel: decompress, then mark the unused slots illegal again (files may
-  // store anything there, formats/table_file.h). The first error (lowest block) wins.
+  // store anything there, formats/table_file.h), unless only probes will read the table and it
+  // needs no rebuilding. The first error (lowest block) wins.
+  const bool mark_illegal = use == LoadUse::kExact || one_side || file->capture_resolved();
   const std::uint64_t n = info.positions_per_side;
   const std::uint64_t per_block = file->values_per_block();
   const std::uint64_t blocks = (n + per_block - 1) / per_block;
@@ -118,6 +121,10 @@ Status TableSet::load(const std::filesystem::path& path, const Material& expecte
       auto got = file->values(Color(s), first, last - first);
       if (!got) {
         errors[k] = got.error();
+        return;
+      }
+      if (!mark_illegal) {
+        order->for_each_slot(first, last, [&](std::uint64_t slot, std::uint64_t i) { values[i] = (*got)[slot - first]; });
         return;
       }
       // Slots in the file's storage order; consecutive indexes mostly differ by one step of the
@@ -231,7 +238,7 @@ TemporaryCache::~TemporaryCache() {
 }
 
 Status TableSet::load_expanded(const std::filesystem::path& dir, const Material& material,
-                               const std::filesystem::path& cache, tbb::task_arena& arena) {
+                               const std::filesystem::path& cache, tbb::task_arena& arena, LoadUse use) {
   if (contains(material)) return {};
   auto source = find_source(dir, material, cache, arena);
   if (!source) return source.error();
@@ -242,7 +249,7 @@ Status TableSet::load_expanded(const std::filesystem::path& dir, const Material&
     add(std::move(*made));
     return {};
   }
-  return load(table_path(*source == Source::kFile ? dir : cache, material), material, arena);
+  return load(table_path(*source == Source::kFile ? dir : cache, material), material, arena, use);
 }
 
 }  // namespace tbkit::gen

@@ -40,6 +40,11 @@ void resize_on_huge_pages(std::vector<DtmValue>& values, std::size_t n);
 // The board with colours swapped and ranks mirrored (same game value for the side to move).
 [[nodiscard]] Board color_flipped(const Board& b);
 
+// What a loaded table is for. kProbeOnly: only probed at legal positions (a dependency of a table
+// being made), so a file storing both sides exactly is copied in as stored, its unused slots not
+// marked illegal (that pass decodes every slot: seconds for a 5-piece table).
+enum class LoadUse { kExact, kProbeOnly };
+
 class TableSet {
  public:
   void add(std::shared_ptr<const SolvedTable> table);
@@ -47,7 +52,8 @@ class TableSet {
   // stored) is expanded with expand_table (gen/one_side.h), in `arena`, and needs every table it
   // converts into already in the set (else kUnavailable naming it). Errors as
   // formats::TableFile::open/values, plus kCorrupt when the header does not match the material.
-  [[nodiscard]] Status load(const std::filesystem::path& path, const Material& expected, tbb::task_arena& arena);
+  [[nodiscard]] Status load(const std::filesystem::path& path, const Material& expected, tbb::task_arena& arena,
+                            LoadUse use = LoadUse::kExact);
   // Loads dir/MATERIAL.dtm, first loading from `dir` (recursively) the tables a version-3 file
   // needs; tables already in the set are kept, and every table read stays: for small sets (tests,
   // tools). Errors as load().
@@ -56,7 +62,8 @@ class TableSet {
   // Loads `material` (unless held) from expanded_source(dir, material, cache) (gen/run.h): from a
   // file read alone, so the set gains this table only. Errors as expanded_source and load().
   [[nodiscard]] Status load_expanded(const std::filesystem::path& dir, const Material& material,
-                                     const std::filesystem::path& cache, tbb::task_arena& arena);
+                                     const std::filesystem::path& cache, tbb::task_arena& arena,
+                                     LoadUse use = LoadUse::kExact);
   [[nodiscard]] const SolvedTable* find(const Material& normalized) const;
   [[nodiscard]] bool contains(const Material& normalized) const { return find(normalized) != nullptr; }
   // The held table of `normalized`, shared (null when absent): it outlives the set.
