@@ -28,7 +28,7 @@ struct GenOptions {
   std::uint64_t memory_limit = 0;  // bytes; 0 = no limit
   // Solved tables that later tables of the run convert into stay in memory, up to this many bytes
   // beyond what the current table needs (and within memory_limit), so they are not read back from
-  // disk; a version-3 file costs a one-ply search to read (gen/one_side.h). Soonest needed first.
+  // disk (a version-3 table from its expanded copy, kExpandedCacheDir). Soonest needed first.
   std::uint64_t keep_bytes = std::uint64_t{1} << 30;
   std::string generator;           // written into each file's header
   std::int64_t created = 0;        // header timestamp (SOURCE_DATE_EPOCH or 0, chosen by the caller)
@@ -118,8 +118,8 @@ class TemporaryCache {
                                          const std::filesystem::path& cache, tbb::task_arena& arena);
 
 // Writer settings by intent. `name`: "small" (the default: LZMA2 preset 9, 1 MiB blocks, the
-// smallest files), "balanced" (LZMA2 with a shallower match search: about half the coding time,
-// ~3% larger) or "fast" (zstd level 9, 1 MiB blocks: ~10x faster to write, ~35% larger). `sides`: "both"
+// smallest files), "balanced" (LZMA2 with a shallower match search, shallower still for tables
+// of more than 8 Mi positions a side: a quarter to a half of the coding time, 2-8% larger) or "fast" (zstd level 9, 1 MiB blocks: ~10x faster to write, ~35% larger). `sides`: "both"
 // (the default: format version 2, both sides to move stored, so a cold probe decodes one block) or
 // "one" (format version 3: one side stored, capture-resolved, about 2.6x smaller; a probe of the
 // other side searches one ply, docs/formats/table.md). Errors: kInvalidArgument for another name.
