@@ -119,8 +119,9 @@ class TemporaryCache {
 
 // Writer settings by intent. `name`: "small" (the default: LZMA2 preset 9, 1 MiB blocks, the
 // smallest files), "balanced" (LZMA2 with a shallower match search, shallower still for tables
-// of more than 8 Mi positions a side: a quarter to a half of the coding time, 2-8% larger) or "fast" (zstd level 9, 1 MiB blocks: ~10x faster to write, ~35% larger). `sides`: "both"
-// (the default: format version 2, both sides to move stored, so a cold probe decodes one block) or
+// of more than 8 Mi positions a side: a quarter to a half of the coding time, 2-8% larger) or
+// "fast" (zstd level 9, 1 MiB blocks: ~10x faster to write, ~35% larger). `sides`: "both" (the
+// default: format version 2, both sides to move stored, so a cold probe decodes one block) or
 // "one" (format version 3: one side stored, capture-resolved, about 2.6x smaller; a probe of the
 // other side searches one ply, docs/formats/table.md). Errors: kInvalidArgument for another name.
 [[nodiscard]] Result<formats::TableWriteOptions> write_options_named(std::string_view name, std::string_view sides = "both");
