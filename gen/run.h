@@ -112,6 +112,7 @@ class TemporaryCache {
 
  private:
   std::filesystem::path dir_;
+  bool owned_ = false;  // made by this object (so removed by it)
 };
 // True when expanded_source(dir, m, cache) has nothing to make.
 [[nodiscard]] bool expanded_source_ready(const std::filesystem::path& dir, const Material& m,

@@ -2,7 +2,6 @@
 #include <tbb/parallel_for.h>
 
 #include <stdlib.h>
-#include <unistd.h>
 
 #include <system_error>
 
@@ -227,14 +226,15 @@ TemporaryCache::TemporaryCache() {
   std::filesystem::path base = std::filesystem::temp_directory_path(ec);
   if (ec) base = "/tmp";
   std::string name = (base / "tbkit-expanded-XXXXXX").string();
-  if (::mkdtemp(name.data()) == nullptr)  // expanded_source reports it when it cannot create it
-    name = (base / ("tbkit-expanded-" + std::to_string(::getpid()))).string();
+  // On failure (an unwritable $TMPDIR) the template itself stands: making a copy there fails the
+  // same way, and expanded_source reports it naming the directory.
+  owned_ = ::mkdtemp(name.data()) != nullptr;
   dir_ = name;
 }
 
 TemporaryCache::~TemporaryCache() {
   std::error_code ec;
-  std::filesystem::remove_all(dir_, ec);
+  if (owned_) std::filesystem::remove_all(dir_, ec);
 }
 
 Status TableSet::load_expanded(const std::filesystem::path& dir, const Material& material,
