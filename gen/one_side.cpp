@@ -99,7 +99,7 @@ namespace {
 StoredValues permuted(const SolvedTable& table, Color side, const NoBetterMarks& marks, const StorageOrder& order,
                       tbb::task_arena& arena) {
   const std::uint64_t n = table.scheme.size();
-  StoredValues out{std::vector<DtmValue>(n), std::vector<SlotFreedom>(n)};
+  StoredValues out{formats::ZeroedArray<DtmValue>(n), formats::ZeroedArray<SlotFreedom>(n)};
   const auto& values = table.values[index_of(side)];
   for_chunks(arena, n, [&](std::uint64_t first, std::uint64_t last) {
     order.for_each_slot(first, last, [&](std::uint64_t s, std::uint64_t i) {
@@ -117,8 +117,8 @@ std::uint64_t proxy_bytes(const SolvedTable& table, Color side, const NoBetterMa
                           std::span<const std::pair<std::uint64_t, std::uint64_t>> windows) {
   std::uint64_t total = 0;
   for (const auto& window : windows) total += window.second;
-  std::vector<DtmValue> values(total);
-  std::vector<SlotFreedom> freedoms(total);
+  formats::ZeroedArray<DtmValue> values(total);  // see StoredValues
+  formats::ZeroedArray<SlotFreedom> freedoms(total);
   const auto& source = table.values[index_of(side)];
   std::uint64_t base = 0;
   for (const auto& [first, count] : windows) {
@@ -139,7 +139,8 @@ std::uint64_t proxy_bytes(const SolvedTable& table, Color side, const NoBetterMa
   formats::TableInfo info;
   info.material = table.material().name();
   info.positions_per_side = values.size();
-  auto encoder = formats::TableEncoder::create(info, formats::OneSide{side, values, freedoms}, options);
+  const formats::OneSide one{side, {values.data(), values.size()}, {freedoms.data(), freedoms.size()}};
+  auto encoder = formats::TableEncoder::create(info, one, options);
   if (!encoder) return ~std::uint64_t{0};
   auto bytes = encode_in_parallel(*encoder);
   return bytes ? bytes->size() : ~std::uint64_t{0};

@@ -7,6 +7,7 @@
 
 #include <tbb/task_arena.h>
 
+#include "formats/large_allocator.h"
 #include "formats/table_file.h"
 #include "gen/storage_order.h"
 #include "gen/table_set.h"
@@ -85,9 +86,11 @@ struct StoredSide {
 
 // The stored side's values and freedom in its storage order (slot s holds index
 // stored.order.to_index(s)'s), as the file stores them. Parallel in `arena`.
+// Zero-filled by the kernel on huge pages, not by memset: a 5-piece pawn table's are 1.1 GB, and
+// 4 KiB page faults were a tenth of its write time on this virtual machine.
 struct StoredValues {
-  std::vector<DtmValue> values;
-  std::vector<formats::SlotFreedom> freedom;
+  formats::ZeroedArray<DtmValue> values;
+  formats::ZeroedArray<formats::SlotFreedom> freedom;
 };
 [[nodiscard]] StoredValues stored_values(const SolvedTable& table, const StoredSide& stored, tbb::task_arena& arena);
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <bit>
 #include <cstdint>
 #include <new>
 #include <optional>
@@ -12,6 +13,10 @@
 
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "gen/value_ops.h"
 
@@ -42,6 +47,10 @@ constexpr std::uint16_t kNoLoss = 0xFFFE;
 constexpr std::uint16_t kIllegal = 0xFFFF;
 [[maybe_unused]] constexpr int kMaxPly = kConvBit - 2;  // resolved(kMaxPly) | kConvBit < kFloorBit (asserted)
 constexpr std::uint64_t kChunk = 1 << 12;
+// A chunk remembers which plies were set in it, modulo this many: the scans run past 64 plies in
+// many 5-piece tables (KRPvKR: 147), and a smaller modulus made late plies rescan every chunk.
+constexpr int kPlyWords = 4;
+constexpr int kPlyModulus = 64 * kPlyWords;
 
 constexpr bool is_resolved(std::uint16_t s) { return s >= 1 && s < kFloorBit; }
 constexpr bool can_lose(std::uint16_t s) { return s == kUnknown || (s & kFloorBit && s < kNoLossOther); }
@@ -141,15 +150,39 @@ class Solver {
     });
   }
 
+  // Over the chunks of one side: f(first, last).
+  template <class F>
+  void for_each_chunk_of_side(F&& f) {
+    const std::uint64_t per_side = (scheme_.size() + kChunk - 1) / kChunk;
+    arena_.execute([&] {
+      tbb::parallel_for(
+          tbb::blocked_range<std::uint64_t>(0, per_side, 1),
+          [&](const tbb::blocked_range<std::uint64_t>& r) {
+            for (std::uint64_t c = r.begin(); c != r.end(); ++c) {
+              const std::uint64_t first = c * kChunk;
+              f(first, std::min(first + kChunk, scheme_.size()));
+            }
+          },
+          tbb::simple_partitioner());
+    });
+  }
+
   std::atomic_ref<std::uint16_t> state(int side, std::uint64_t i) { return std::atomic_ref(state_[side][i]); }
   std::atomic_ref<std::uint8_t> count(int side, std::uint64_t i) { return std::atomic_ref(count_[side][i]); }
-  // Chunks remember which plies (mod 64) were set in them, so a ply's scan skips the others.
+  // Chunks remember which plies (mod kPlyModulus) were set in them, so a ply's scan skips the others.
   void note_chunk(int side, std::uint64_t i, int ply) {
-    std::atomic_ref(chunk_plies_[side][i / kChunk]).fetch_or(std::uint64_t{1} << (ply & 63), std::memory_order_relaxed);
+    const int bit = ply % kPlyModulus;
+    std::atomic_ref(chunk_plies_[side][i / kChunk * kPlyWords + bit / 64])
+        .fetch_or(std::uint64_t{1} << (bit % 64), std::memory_order_relaxed);
   }
+  // Read only while no task writes this side's marks (a scan of `side` updates the other side).
   [[nodiscard]] bool chunk_may_hold(int side, std::uint64_t first, int ply) const {
-    return (chunk_plies_[side][first / kChunk] >> (ply & 63)) & 1;
+    const int bit = ply % kPlyModulus;
+    return (chunk_plies_[side][first / kChunk * kPlyWords + bit / 64] >> (bit % 64)) & 1;
   }
+  // The next slot in [i, last) whose state, mark bit aside, is `target`, or `last`. Plain loads:
+  // the scan of one side runs while only the other side's states change.
+  std::uint64_t next_at(int side, std::uint64_t i, std::uint64_t last, std::uint16_t target) const;
   void note_ply(int ply) {
     assert(ply <= kMaxPly && "a ply beyond the state encoding");
     int cur = max_ply_.load(std::memory_order_relaxed);
@@ -180,9 +213,31 @@ class Solver {
   // Not zero-filled: the initialisation writes every state, and every count a legal slot uses.
   std::array<HugeArray<std::uint16_t>, 2> state_;
   std::array<HugeArray<std::uint8_t>, 2> count_;
-  std::array<std::vector<std::uint64_t>, 2> chunk_plies_;
+  std::array<std::vector<std::uint64_t>, 2> chunk_plies_;  // kPlyWords words per chunk
   std::atomic<int> max_ply_{0};
 };
+
+std::uint64_t Solver::next_at(int side, std::uint64_t i, std::uint64_t last, std::uint16_t target) const {
+  const std::uint16_t* st = &state_[side][0];
+#if defined(__SSE2__)
+  // Most slots do not match: test 32 at a time, then find the match within the 8 that hold it.
+  const __m128i keep = _mm_set1_epi16(std::int16_t(std::uint16_t(~kConvBit)));
+  const __m128i want = _mm_set1_epi16(std::int16_t(target));
+  auto match8 = [&](std::uint64_t at) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(st + at));
+    return _mm_cmpeq_epi16(_mm_and_si128(v, keep), want);
+  };
+  for (; i + 32 <= last; i += 32) {
+    const __m128i a = match8(i), b = match8(i + 8), c = match8(i + 16), d = match8(i + 24);
+    if (_mm_movemask_epi8(_mm_or_si128(_mm_or_si128(a, b), _mm_or_si128(c, d))) == 0) continue;
+    for (const auto& [m, at] : {std::pair{a, i}, {b, i + 8}, {c, i + 16}, {d, i + 24}})
+      if (const int bits = _mm_movemask_epi8(m)) return at + std::uint64_t(std::countr_zero(unsigned(bits))) / 2;
+  }
+#endif
+  for (; i < last; ++i)
+    if ((st[i] & ~kConvBit) == target) return i;
+  return last;
+}
 
 void Solver::init_position(int side, std::uint64_t i, const Board* decoded, std::vector<Deferred>& deferred) {
   if (!decoded || !is_legal(*decoded)) {
@@ -378,7 +433,7 @@ std::shared_ptr<SolvedTable> Solver::run() {
   for (int s = 0; s < 2; ++s) {
     state_[s] = HugeArray<std::uint16_t>(n);
     count_[s] = HugeArray<std::uint8_t>(n);
-    chunk_plies_[s].assign((n + kChunk - 1) / kChunk, 0);
+    chunk_plies_[s].assign((n + kChunk - 1) / kChunk * kPlyWords, 0);
   }
   const std::uint64_t per_side = (n + kChunk - 1) / kChunk;
   std::vector<std::vector<Deferred>> chunk_deferred(2 * per_side);
@@ -403,26 +458,29 @@ std::shared_ptr<SolvedTable> Solver::run() {
   for (int ply = 0; ply <= std::max(max_ply_.load(), last_deferred); ++ply) {
     std::atomic<std::uint64_t> found{0};
     const std::uint16_t target = resolved(ply);
-    for_each_chunk([&](int side, std::uint64_t first, std::uint64_t last, std::uint64_t) {
-      std::uint64_t local = 0;
-      if (!chunk_may_hold(side, first, ply)) return;
-      const std::uint64_t span = scheme_.last_span();
-      std::uint64_t span_first = last;  // no board yet
-      Board b;
-      for (std::uint64_t i = first; i < last; ++i) {
-        if ((state(side, i).load(std::memory_order_relaxed) & ~kConvBit) != target) continue;
-        ++local;
-        // Within a span only the last man moves: place it instead of decoding the whole board.
-        if (i < span_first || i >= span_first + span || !scheme_.place_last(i - span_first, b)) {
-          [[maybe_unused]] const bool ok = scheme_.decode(i, Color(side), b);
-          assert(ok);
-          if (span) span_first = i - i % span;
+    // One side at a time: its positions' predecessors are on the other side, so the side scanned
+    // does not change during its scan.
+    for (int side = 0; side < 2; ++side) {
+      for_each_chunk_of_side([&](std::uint64_t first, std::uint64_t last) {
+        if (!chunk_may_hold(side, first, ply)) return;
+        std::uint64_t local = 0;
+        const std::uint64_t span = scheme_.last_span();
+        std::uint64_t span_first = last;  // no board yet
+        Board b;
+        for (std::uint64_t i = next_at(side, first, last, target); i < last; i = next_at(side, i + 1, last, target)) {
+          ++local;
+          // Within a span only the last man moves: place it instead of decoding the whole board.
+          if (i < span_first || i >= span_first + span || !scheme_.place_last(i - span_first, b)) {
+            [[maybe_unused]] const bool ok = scheme_.decode(i, Color(side), b);
+            assert(ok);
+            if (span) span_first = i - i % span;
+          }
+          assert(b == [&] { Board d; return scheme_.decode(i, Color(side), d) ? d : Board{}; }());
+          propagate(side, i, b, ply);
         }
-        assert(b == [&] { Board d; return scheme_.decode(i, Color(side), d) ? d : Board{}; }());
-        propagate(side, i, b, ply);
-      }
-      found.fetch_add(local, std::memory_order_relaxed);
-    });
+        found.fetch_add(local, std::memory_order_relaxed);
+      });
+    }
     for (; next_deferred < deferred.size() && deferred[next_deferred].ply <= ply; ++next_deferred) {
       const Deferred& d = deferred[next_deferred];
       assert(d.ply == ply);

@@ -71,7 +71,8 @@ Status write_solved_table(const std::filesystem::path& path, const SolvedTable& 
     StoredSide pick = choose_stored_side(table, subtables, arena);
     info.index_scheme = pick.order.file_id();
     stored = stored_values(table, pick, arena);
-    const formats::OneSide one{pick.side, stored.values, stored.freedom};
+    const formats::OneSide one{pick.side, {stored.values.data(), stored.values.size()},
+                               {stored.freedom.data(), stored.freedom.size()}};
     return formats::TableEncoder::create(info, one, write);
   }();
   if (!encoder) return encoder.error();
