@@ -3,9 +3,71 @@
 #include <lzma.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <vector>
 
 namespace tbkit::formats {
 namespace {
+
+// liblzma allocates its match finder (about 14 MiB for a 1 MiB dictionary) anew for every block.
+// Each thread keeps the large pieces it freed and hands them back for the same size, so a
+// table's blocks reuse pages already mapped instead of faulting fresh ones in (page faults are
+// costly on a virtual machine). liblzma initialises what it reads, so the bytes do not change.
+class PieceCache {
+ public:
+  PieceCache() = default;
+  PieceCache(const PieceCache&) = delete;
+  PieceCache& operator=(const PieceCache&) = delete;
+  ~PieceCache() {
+    for (const Piece& p : pieces_) std::free(p.ptr);
+  }
+  void* allocate(std::size_t size) {
+    if (size < kSmallest) return std::malloc(size);
+    for (Piece& p : pieces_)
+      if (!p.used && p.size == size) {
+        p.used = true;
+        return p.ptr;
+      }
+    void* ptr = std::malloc(size);
+    if (ptr != nullptr && held_ + size <= kMaxHeld) {
+      pieces_.push_back({ptr, size, true});
+      held_ += size;
+    }
+    return ptr;
+  }
+  void release(void* ptr) {
+    for (Piece& p : pieces_)
+      if (p.ptr == ptr) {
+        p.used = false;
+        return;
+      }
+    std::free(ptr);
+  }
+
+ private:
+  static constexpr std::size_t kSmallest = std::size_t{64} << 10;
+  static constexpr std::size_t kMaxHeld = std::size_t{64} << 20;  // per thread
+  struct Piece {
+    void* ptr;
+    std::size_t size;
+    bool used;
+  };
+  std::vector<Piece> pieces_;
+  std::size_t held_ = 0;
+};
+
+PieceCache& piece_cache() {
+  thread_local PieceCache cache;
+  return cache;
+}
+
+void* cached_alloc(void* /*opaque*/, std::size_t nmemb, std::size_t size) {
+  return piece_cache().allocate(nmemb * size);  // liblzma passes nmemb 1
+}
+void cached_free(void* /*opaque*/, void* ptr) {
+  if (ptr != nullptr) piece_cache().release(ptr);
+}
+const lzma_allocator kCachedAllocator{cached_alloc, cached_free, nullptr};
 
 constexpr std::uint32_t kMinDictionary = 4096;  // liblzma's minimum (LZMA_DICT_SIZE_MIN)
 
@@ -36,13 +98,15 @@ bool lzma_encode_block(std::span<const std::byte> input, const LzmaEncodeOptions
   lzma_options_lzma opt{};
   lzma_filter filters[2];
   if (!block_filters(input.size(), options, opt, filters)) return false;
-  output.resize(lzma_block_bound(input.size()));
+  // Coded into a buffer the thread keeps, then copied at its final size.
+  thread_local std::vector<std::uint8_t> scratch;
+  scratch.resize(std::max(scratch.size(), lzma_block_bound(input.size())));
   std::size_t out_pos = 0;
-  const lzma_ret r = lzma_raw_buffer_encode(filters, nullptr, reinterpret_cast<const std::uint8_t*>(input.data()),
-                                            input.size(), reinterpret_cast<std::uint8_t*>(output.data()), &out_pos,
-                                            output.size());
+  const lzma_ret r = lzma_raw_buffer_encode(filters, &kCachedAllocator, reinterpret_cast<const std::uint8_t*>(input.data()),
+                                            input.size(), scratch.data(), &out_pos, lzma_block_bound(input.size()));
   if (r != LZMA_OK) return false;
   output.resize(out_pos);
+  std::copy_n(reinterpret_cast<const std::byte*>(scratch.data()), out_pos, output.begin());
   return true;
 }
 
