@@ -150,16 +150,16 @@ Status generate_tables(const std::vector<Material>& wanted, const GenOptions& op
   if (ec) return make_error(ErrorCode::kIo, opts.dir.string() + ": cannot create directory: " + ec.message());
 
   // A small table's file is written while the next table is solved (one write at a time): the
-  // writer's serial parts (symbol count, assembly, fsync) and the solver's (ply barriers) then
-  // leave fewer cores idle. Only with two threads or more, only tables of at most kOverlapBytes,
-  // only files that need no subtables (versions 1 and 2), and within --mem counting the table and
-  // its compressed copy.
+  // writer's serial parts (symbol count, side choice, assembly, fsync) and the solver's (ply
+  // barriers) then leave fewer cores idle. Only with two threads or more, only when the table and
+  // the subtables its writer reads (version 3) come to at most kOverlapBytes, and within --mem
+  // counting those and the table's compressed copy.
   constexpr std::uint64_t kOverlapBytes = std::uint64_t{64} << 20;
   std::uint64_t max_need = 0;
   for (const Material& m : plan) max_need = std::max(max_need, generation_bytes(m, opts.write.format_version));
-  auto may_overlap = [&](const SolvedTable& t) {
-    const std::uint64_t bytes = 2 * t.scheme.size() * sizeof(DtmValue);
-    return arena.max_concurrency() > 1 && opts.write.format_version < 3 && bytes <= kOverlapBytes &&
+  auto may_overlap = [&](const SolvedTable& t, const TableSet& subtables) {
+    const std::uint64_t bytes = 2 * t.scheme.size() * sizeof(DtmValue) + subtables.bytes();
+    return arena.max_concurrency() > 1 && bytes <= kOverlapBytes &&
            (opts.memory_limit == 0 || max_need + 2 * bytes <= opts.memory_limit);
   };
   // Version-3 runs keep an expanded copy of each table a later table converts into (see
@@ -174,16 +174,18 @@ Status generate_tables(const std::vector<Material>& wanted, const GenOptions& op
     return false;
   };
   // Removes the copies no table from plan[k] on needs (all of them when k == plan.size()).
-  auto remove_unneeded_copies = [&](std::size_t k) {
+  // `writing`: a write still running may be about to put a copy in the directory.
+  auto remove_unneeded_copies = [&](std::size_t k, bool writing) {
     for (const Material& x : plan) {
       const std::filesystem::path copy = table_path(cache, x);
       if (!needed_from(x, k) && std::filesystem::exists(copy, ec)) std::filesystem::remove(copy, ec);
     }
-    std::filesystem::remove(cache, ec);  // only when empty
+    if (!writing) std::filesystem::remove(cache, ec);  // only when empty
   };
-  TableSet loaded;  // before `pending`: outlives a write still running when an error returns
+  TableSet loaded;
   struct PendingWrite {
     std::shared_ptr<const SolvedTable> table;
+    TableSet subtables;  // what its writer reads (version 3), held apart from `loaded`, which changes
     TableSummary summary;
     std::chrono::steady_clock::time_point started;
     Status status;
@@ -196,6 +198,7 @@ Status generate_tables(const std::vector<Material>& wanted, const GenOptions& op
     arena.execute([&] { pending.group.wait(); });
     pending.active = false;
     pending.table.reset();
+    pending.subtables = TableSet{};
     if (!pending.status) return pending.status;
     pending.summary.peak_rss = peak_rss_bytes();
     if (summary) summary(pending.summary);
@@ -207,7 +210,7 @@ Status generate_tables(const std::vector<Material>& wanted, const GenOptions& op
   } wait_on_exit{finish_pending};
   for (std::size_t k = 0; k < plan.size(); ++k) {
     const Material& m = plan[k];
-    if (one_side) remove_unneeded_copies(k);
+    if (one_side) remove_unneeded_copies(k, pending.active);
     const auto t0 = std::chrono::steady_clock::now();
     const std::filesystem::path path = table_path(opts.dir, m);
     if (is_valid_table(path, m, arena)) {
@@ -236,6 +239,8 @@ Status generate_tables(const std::vector<Material>& wanted, const GenOptions& op
     // memory this table's estimate counts once nothing else is held.
     for (const Material& d : conversions[k])
       if (!loaded.contains(d) && !expanded_source_ready(opts.dir, d, cache, arena)) {
+        // The previous table may be among those read back: its file must be finished first.
+        if (Status st = finish_pending(); !st) return st;
         loaded.retain_only({});
         break;
       }
@@ -254,6 +259,9 @@ Status generate_tables(const std::vector<Material>& wanted, const GenOptions& op
     if (Status st = finish_pending(); !st) return st;
 
     pending.table = *solved;
+    pending.subtables = TableSet{};
+    if (one_side)
+      for (const Material& d : conversions[k]) pending.subtables.add(loaded.shared(d));
     pending.started = t0;
     pending.status = {};
     TableSummary& s = pending.summary;
@@ -263,11 +271,10 @@ Status generate_tables(const std::vector<Material>& wanted, const GenOptions& op
     s.solve_seconds = std::chrono::duration<double>(t2 - t1).count();
     s.solve_cpu_seconds = c2 - c1;
     if (progress) progress(m, SolveProgress{"write", 0, 0, 0});
-    // The writer reads only its table (versions 1 and 2 ignore the subtables; version 3 is written
-    // here, before `loaded` changes).
+    // The writer reads its table and (version 3) the tables it converts into, from its own set.
     const bool copy = one_side && !conversions[k].empty() && needed_from(m, k + 1);
     auto write = [&, path, t2, c2, copy] {
-      pending.status = write_solved_table(path, *pending.table, loaded, opts.generator, opts.created, arena, opts.write);
+      pending.status = write_solved_table(path, *pending.table, pending.subtables, opts.generator, opts.created, arena, opts.write);
       if (pending.status && copy)
         pending.status = write_expanded_copy(cache, *pending.table, opts.generator, opts.created, arena);
       s.write_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t2).count();
@@ -276,7 +283,7 @@ Status generate_tables(const std::vector<Material>& wanted, const GenOptions& op
       s.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - pending.started).count();
     };
     pending.active = true;
-    if (may_overlap(**solved)) {
+    if (may_overlap(**solved, pending.subtables)) {
       arena.execute([&] { pending.group.run(write); });
     } else {
       write();
@@ -285,7 +292,7 @@ Status generate_tables(const std::vector<Material>& wanted, const GenOptions& op
     loaded.add(std::move(*solved));
   }
   if (Status st = finish_pending(); !st) return st;
-  if (one_side) remove_unneeded_copies(plan.size());
+  if (one_side) remove_unneeded_copies(plan.size(), false);
   return {};
 }
 
