@@ -30,6 +30,12 @@ void solve_into(TableSet& set, const std::vector<Material>& wanted, tbb::task_ar
   }
 }
 
+// A file's whole contents (empty when it cannot be read).
+std::string file_bytes(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), {}};
+}
+
 DtmValue probe_fen(const TableSet& set, const char* fen) {
   auto pos = parse_fen(fen);
   REQUIRE(pos.ok());
@@ -177,10 +183,9 @@ TEST_CASE("Tables kept in memory for later tables spare the reads and change no 
   CHECK(reads[1]["KPvK"] == 0);
   for (const Material& m : dependency_closure({mat("KPvK")})) {
     INFO(m.name());
-    std::ifstream a(table_path(base / "0", m), std::ios::binary), b(table_path(base / "1", m), std::ios::binary);
-    const std::string bytes_a{std::istreambuf_iterator<char>(a), {}}, bytes_b{std::istreambuf_iterator<char>(b), {}};
-    CHECK(!bytes_a.empty());
-    CHECK(bytes_a == bytes_b);
+    const std::string bytes = file_bytes(table_path(base / "0", m));
+    CHECK(!bytes.empty());
+    CHECK(bytes == file_bytes(table_path(base / "1", m)));
   }
   std::filesystem::remove_all(base);
 }
@@ -208,10 +213,9 @@ TEST_CASE("A one-side run writes the same files with 1 and 2 threads", "[gen][ru
   }
   for (const Material& m : plan) {
     INFO(m.name());
-    std::ifstream a(table_path(base / "1", m), std::ios::binary), b(table_path(base / "2", m), std::ios::binary);
-    const std::string bytes_a{std::istreambuf_iterator<char>(a), {}}, bytes_b{std::istreambuf_iterator<char>(b), {}};
-    CHECK(!bytes_a.empty());
-    CHECK(bytes_a == bytes_b);
+    const std::string bytes = file_bytes(table_path(base / "1", m));
+    CHECK(!bytes.empty());
+    CHECK(bytes == file_bytes(table_path(base / "2", m)));
   }
   std::filesystem::remove_all(base);
 }
@@ -286,18 +290,15 @@ TEST_CASE("A one-side run reads each table alone, from expanded copies kept whil
 
   // A run resumed without its copies (here: KNvKP deleted after the run) makes them from the
   // files, and the same file.
-  std::ifstream before_file(table_path(opts.dir, knkp), std::ios::binary);
-  const std::string before{std::istreambuf_iterator<char>(before_file), {}};
+  const std::string before = file_bytes(table_path(opts.dir, knkp));
   REQUIRE(std::filesystem::remove(table_path(opts.dir, knkp)));
   reads.clear();  // every other table is present: all nine KNvKP converts into are read
   REQUIRE(generate_tables({knkp}, opts, arena, {}, [&](const TableSummary& s) {
             reads[s.material.name()] = s.tables_read;
           }).ok());
   CHECK(reads["KNvKP"] == knkp.conversions().size());
-  std::ifstream after_file(table_path(opts.dir, knkp), std::ios::binary);
-  const std::string after{std::istreambuf_iterator<char>(after_file), {}};
   CHECK(!before.empty());
-  CHECK(after == before);
+  CHECK(file_bytes(table_path(opts.dir, knkp)) == before);
   CHECK(!std::filesystem::exists(run_cache));
   std::filesystem::remove_all(base);
 }
