@@ -82,6 +82,9 @@ int run_gen(const GenCliOptions& o) {
     opts.memory_limit = parse_bytes(o.mem);
     if (opts.memory_limit == 0) return report(make_error(ErrorCode::kInvalidArgument, "gen: --mem '" + o.mem + "' is not a size (e.g. 8G, 512M)"));
   }
+  // Shown even with -q: without --mem nothing else stops a run that will not fit.
+  if (auto warning = gen::memory_warning(wanted, opts, gen::physical_memory_bytes()))
+    std::fprintf(stderr, "%s\n", warning->c_str());
   const int threads = o.threads > 0 ? o.threads : int(std::max(1U, std::thread::hardware_concurrency()));
   tbb::task_arena arena(threads);
   const bool show_progress = !o.quiet && isatty(STDERR_FILENO);
@@ -145,7 +148,7 @@ void add_gen_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--all", opts->all, "Generate every table with up to N men (3..6)");
   cmd->add_option("-d,--dir", opts->dir, "Directory for the table files (default: current)");
   cmd->add_option("-t,--threads", opts->threads, "Worker threads (default: all cores)")->check(CLI::Range(1, 1024));
-  cmd->add_option("--mem", opts->mem, "Memory cap, e.g. 8G; refuse up front if a table needs more. Tables later ones need stay in memory up to 1 GiB, within the cap");
+  cmd->add_option("--mem", opts->mem, "Memory cap, e.g. 8G; refuse up front if a table needs more (without it, warn when a table needs more than the machine has). Tables later ones need stay in memory up to 1 GiB, within the cap");
   cmd->add_flag("-q,--quiet", opts->quiet, "No progress or summary lines");
   cmd->add_option("--compression", opts->compression,
                   "small (default: LZMA2, 1 MiB blocks, smallest files), balanced (LZMA2, a shallower match "

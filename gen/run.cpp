@@ -1,6 +1,7 @@
 #include "gen/run.h"
 
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -124,6 +125,29 @@ bool is_valid_table(const std::filesystem::path& path, const Material& m, tbb::t
     });
   });
   return ok;
+}
+
+std::uint64_t physical_memory_bytes() {
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+  return pages > 0 && page > 0 ? std::uint64_t(pages) * std::uint64_t(page) : 0;
+}
+
+std::optional<std::string> memory_warning(const std::vector<Material>& wanted, const GenOptions& opts,
+                                          std::uint64_t physical) {
+  if (opts.memory_limit > 0 || physical == 0) return std::nullopt;
+  std::optional<Material> worst;
+  std::uint64_t worst_need = 0;
+  for (const Material& m : dependency_closure(wanted)) {
+    const std::uint64_t need = generation_bytes(m, opts.write.format_version);
+    if (need > physical && need > worst_need && !table_with_header(table_path(opts.dir, m), m)) {
+      worst = m;
+      worst_need = need;
+    }
+  }
+  if (!worst) return std::nullopt;
+  return "warning: " + worst->name() + " needs about " + std::to_string((worst_need + (1 << 20) - 1) >> 20) +
+         " MiB, more than this machine's " + std::to_string(physical >> 20) +
+         " MiB of memory; the run may be killed there (with --mem it refuses up front)";
 }
 
 Status generate_tables(const std::vector<Material>& wanted, const GenOptions& opts, tbb::task_arena& arena,

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -62,6 +63,16 @@ struct TableSummary {
 // freedom, the stored side in its storage order). Each table held is read alone (a version-3 one
 // from its expanded copy, expanded_source), so only the direct conversions count.
 [[nodiscard]] std::uint64_t generation_bytes(const Material& m, std::uint32_t format_version = 2);
+
+// This machine's memory in bytes (0 when unknown).
+[[nodiscard]] std::uint64_t physical_memory_bytes();
+
+// Without a memory limit (opts.memory_limit 0), a warning naming the table of the run (`wanted`
+// and their dependencies, less those in opts.dir with a matching header) that needs the most
+// memory, when it needs more than `physical` bytes: such a run would be killed at that table,
+// possibly hours in. Nothing otherwise.
+[[nodiscard]] std::optional<std::string> memory_warning(const std::vector<Material>& wanted, const GenOptions& opts,
+                                                        std::uint64_t physical);
 
 // Generates `wanted` (normalized) and their dependencies into opts.dir, writing a small table's
 // file while the next table is solved (at most one write in flight; see TableSummary). Refuses up front

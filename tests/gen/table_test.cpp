@@ -190,6 +190,38 @@ TEST_CASE("Tables kept in memory for later tables spare the reads and change no 
   std::filesystem::remove_all(base);
 }
 
+TEST_CASE("Without a memory limit, a run warns of a table needing more than the machine has", "[gen][run]") {
+  const auto dir = std::filesystem::temp_directory_path() / ("tbkit-memwarn-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  GenOptions opts;
+  opts.dir = dir;
+  opts.generator = "tbkit tests";
+  // KQvKR needs the most of its run (KQvK, KRvK and KQvKR).
+  const std::uint64_t need = generation_bytes(mat("KQvKR"));
+  CHECK(need > generation_bytes(mat("KQvK")));
+  const auto warned = memory_warning({mat("KQvKR")}, opts, need - 1);
+  REQUIRE(warned.has_value());
+  CHECK(warned->find("KQvKR needs about " + std::to_string((need + (1 << 20) - 1) >> 20) + " MiB") != std::string::npos);
+  CHECK(warned->find("this machine's " + std::to_string((need - 1) >> 20) + " MiB") != std::string::npos);
+  CHECK_FALSE(memory_warning({mat("KQvKR")}, opts, need).has_value());  // fits exactly
+  CHECK_FALSE(memory_warning({mat("KQvKR")}, opts, 0).has_value());     // memory unknown
+  GenOptions capped = opts;
+  capped.memory_limit = need;  // the cap decides instead (and refuses up front)
+  CHECK_FALSE(memory_warning({mat("KQvKR")}, capped, 1).has_value());
+  // Tables already made do not count: KQvK and KRvK need the same, and the first in the run's
+  // order (KQvK) is named unless it is present.
+  CHECK(generation_bytes(mat("KQvK")) == generation_bytes(mat("KRvK")));
+  CHECK(memory_warning({mat("KRvK"), mat("KQvK")}, opts, 1)->find("warning: KQvK needs") == 0);
+  tbb::task_arena arena(2);
+  REQUIRE(generate_tables({mat("KQvK")}, opts, arena, {}, {}).ok());
+  const auto rest = memory_warning({mat("KRvK"), mat("KQvK")}, opts, 1);
+  REQUIRE(rest.has_value());
+  INFO(*rest);
+  CHECK(rest->find("warning: KRvK needs") == 0);
+  CHECK(physical_memory_bytes() > (std::uint64_t{1} << 30));  // this machine has more than 1 GiB
+  std::filesystem::remove_all(dir);
+}
+
 TEST_CASE("A one-side run writes the same files with 1 and 2 threads", "[gen][run]") {
   // With 2 threads a small table is written while the next one is solved, its writer reading the
   // tables it converts into from a set of its own while the run loads and drops others (keep_bytes
