@@ -52,6 +52,11 @@ std::uint64_t generation_bytes(const Material& m, std::uint32_t format_version) 
 
 namespace {
 
+// "KQvKR needs about N MiB" (rounded up), as the memory cap and the memory warning say it.
+std::string needs_about(const Material& m, std::uint64_t bytes) {
+  return m.name() + " needs about " + std::to_string((bytes + (1 << 20) - 1) >> 20) + " MiB";
+}
+
 // The file at `path` if it opens and its header is one of `m`'s tables (blocks not checked).
 std::optional<formats::TableFile> table_with_header(const std::filesystem::path& path, const Material& m) {
   std::error_code ec;
@@ -145,8 +150,7 @@ std::optional<std::string> memory_warning(const std::vector<Material>& wanted, c
     }
   }
   if (!worst) return std::nullopt;
-  return "warning: " + worst->name() + " needs about " + std::to_string((worst_need + (1 << 20) - 1) >> 20) +
-         " MiB, more than this machine's " + std::to_string(physical >> 20) +
+  return "warning: " + needs_about(*worst, worst_need) + ", more than this machine's " + std::to_string(physical >> 20) +
          " MiB of memory; the run may be killed there (with --mem it refuses up front)";
 }
 
@@ -161,8 +165,7 @@ Status generate_tables(const std::vector<Material>& wanted, const GenOptions& op
   auto over_limit = [&](const Material& m) -> Status {
     const std::uint64_t need = generation_bytes(m, opts.write.format_version);
     if (opts.memory_limit == 0 || need <= opts.memory_limit) return {};
-    return make_error(ErrorCode::kUnavailable, m.name() + " needs about " + std::to_string((need + (1 << 20) - 1) >> 20) +
-                                                   " MiB, over the --mem limit of " +
+    return make_error(ErrorCode::kUnavailable, needs_about(m, need) + ", over the --mem limit of " +
                                                    std::to_string(opts.memory_limit >> 20) + " MiB");
   };
   if (opts.memory_limit > 0)
@@ -197,15 +200,6 @@ Status generate_tables(const std::vector<Material>& wanted, const GenOptions& op
       if (std::find(conversions[j].begin(), conversions[j].end(), d) != conversions[j].end()) return true;
     return false;
   };
-  // Removes the copies no table from plan[k] on needs (all of them when k == plan.size()).
-  // `writing`: a write still running may be about to put a copy in the directory.
-  auto remove_unneeded_copies = [&](std::size_t k, bool writing) {
-    for (const Material& x : plan) {
-      const std::filesystem::path copy = table_path(cache, x);
-      if (!needed_from(x, k) && std::filesystem::exists(copy, ec)) std::filesystem::remove(copy, ec);
-    }
-    if (!writing) std::filesystem::remove(cache, ec);  // only when empty
-  };
   TableSet loaded;
   struct PendingWrite {
     std::shared_ptr<const SolvedTable> table;
@@ -216,6 +210,15 @@ Status generate_tables(const std::vector<Material>& wanted, const GenOptions& op
     tbb::task_group group;
     bool active = false;
   } pending;
+  // Removes the copies no table from plan[k] on needs (all of them when k == plan.size()).
+  auto remove_unneeded_copies = [&](std::size_t k) {
+    for (const Material& x : plan) {
+      const std::filesystem::path copy = table_path(cache, x);
+      if (!needed_from(x, k) && std::filesystem::exists(copy, ec)) std::filesystem::remove(copy, ec);
+    }
+    // Only when empty, and not while a write may be about to put a copy in it.
+    if (!pending.active) std::filesystem::remove(cache, ec);
+  };
   // Waits for the pending write (if any), then reports its table. Always called before returning.
   auto finish_pending = [&]() -> Status {
     if (!pending.active) return {};
@@ -234,7 +237,7 @@ Status generate_tables(const std::vector<Material>& wanted, const GenOptions& op
   } wait_on_exit{finish_pending};
   for (std::size_t k = 0; k < plan.size(); ++k) {
     const Material& m = plan[k];
-    if (one_side) remove_unneeded_copies(k, pending.active);
+    if (one_side) remove_unneeded_copies(k);
     const auto t0 = std::chrono::steady_clock::now();
     const std::filesystem::path path = table_path(opts.dir, m);
     if (is_valid_table(path, m, arena)) {
@@ -282,8 +285,7 @@ Status generate_tables(const std::vector<Material>& wanted, const GenOptions& op
     const double c2 = cpu_seconds();
     if (Status st = finish_pending(); !st) return st;
 
-    pending.table = *solved;
-    pending.subtables = TableSet{};
+    pending.table = *solved;  // pending.subtables is empty here (finish_pending)
     if (one_side)
       for (const Material& d : conversions[k]) pending.subtables.add(loaded.shared(d));
     pending.started = t0;
@@ -316,7 +318,7 @@ Status generate_tables(const std::vector<Material>& wanted, const GenOptions& op
     loaded.add(std::move(*solved));
   }
   if (Status st = finish_pending(); !st) return st;
-  if (one_side) remove_unneeded_copies(plan.size(), false);
+  if (one_side) remove_unneeded_copies(plan.size());
   return {};
 }
 
