@@ -2,6 +2,7 @@
 #include <cstdio>
 #include <iostream>
 #include <memory>
+#include <optional>
 
 #include "cli/common.h"
 #include "cli/json.h"
@@ -38,10 +39,13 @@ int run_stats(const StatsOptions& o) {
   gen::TableSet tables;
   auto file = formats::TableFile::open(path);
   if (!file) return report(file.error());
-  const gen::TemporaryCache cache;
-  if (file->format_version() >= 3 || file->capture_resolved())
+  // A temporary directory for the copies, made only for a file that needs them.
+  std::optional<gen::TemporaryCache> cache;
+  if (file->format_version() >= 3 || file->capture_resolved()) {
+    cache.emplace();
     for (const gen::Material& dep : material.conversions())
-      if (Status st = tables.load_expanded(path.parent_path(), dep, cache.dir(), arena); !st) return report(st.error());
+      if (Status st = tables.load_expanded(path.parent_path(), dep, cache->dir(), arena); !st) return report(st.error());
+  }
   if (Status st = tables.load(path, material, arena); !st) return report(st.error());
   const gen::TableStats s = gen::compute_stats(*tables.find(material));
   const char* names[2] = {"white", "black"};
