@@ -80,27 +80,6 @@ constexpr const char* kBenchPgn =
     "1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 {a comment} 4. Ba4 Nf6 5. O-O Be7 1/2-1/2\n\n"
     "[Event \"bench 4\"]\n[Result \"*\"]\n\n1. d4 d5 2. c4 e6 3. Nc3 Nf6 *\n";
 
-// A private scratch directory, removed with its contents at the end of the run, and by the
-// interrupt watcher if a signal ends the run first (cli/interrupt.h).
-class ScratchDir {
- public:
-  ScratchDir() {
-    std::string pattern = (std::filesystem::temp_directory_path() / "tbkit-bench-XXXXXX").string();
-    if (guard_.make_directory(pattern)) path_ = pattern;
-  }
-  ~ScratchDir() {
-    std::error_code ec;
-    if (!path_.empty()) std::filesystem::remove_all(path_, ec);
-  }
-  ScratchDir(const ScratchDir&) = delete;
-  ScratchDir& operator=(const ScratchDir&) = delete;
-  [[nodiscard]] const std::filesystem::path& path() const { return path_; }
-
- private:
-  TmpGuard guard_;  // released after the destructor's removal
-  std::filesystem::path path_;
-};
-
 void hash_file(const std::filesystem::path& path, Fnv& fnv) {
   std::ifstream in(path, std::ios::binary);
   const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -206,8 +185,8 @@ int run_bench() {
   std::printf("search:    %llu nodes, %.0f nodes/s\n", static_cast<unsigned long long>(search_nodes),
               double(search_nodes) / search_secs);
 
-  ScratchDir scratch;
-  if (scratch.path().empty()) return report(make_error(ErrorCode::kIo, "bench: cannot create a temporary directory"));
+  const ScratchDir scratch("tbkit-bench");
+  if (scratch.path().empty()) return report(make_error(ErrorCode::kIo, "bench: " + scratch.error()));
   Fnv files, probes, book;
   std::uint64_t probed = 0;
   const auto t_tables = std::chrono::steady_clock::now();

@@ -4,6 +4,9 @@
 #include <signal.h>
 #include <stdlib.h>
 
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
 #include <map>
 #include <mutex>
 #include <system_error>
@@ -88,6 +91,25 @@ void TmpGuard::release() {
   std::lock_guard lock(r.mutex);
   r.paths.erase(id_);
   id_ = 0;
+}
+
+ScratchDir::ScratchDir(std::string_view prefix) {
+  std::error_code ec;
+  const std::filesystem::path base = std::filesystem::temp_directory_path(ec);
+  if (ec) {
+    const char* env = std::getenv("TMPDIR");
+    error_ = std::string(env ? env : "/tmp") + ": not a usable temporary directory" + (env ? " ($TMPDIR)" : "") + ": " +
+             ec.message();
+    return;
+  }
+  std::string pattern = (base / (std::string(prefix) + "-XXXXXX")).string();
+  if (guard_.make_directory(pattern)) path_ = pattern;
+  else error_ = base.string() + ": cannot create a temporary directory: " + std::strerror(errno);
+}
+
+ScratchDir::~ScratchDir() {
+  std::error_code ec;
+  if (!path_.empty()) std::filesystem::remove_all(path_, ec);
 }
 
 }  // namespace tbkit::cli

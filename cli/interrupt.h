@@ -11,6 +11,7 @@
 
 #include <filesystem>
 #include <string>
+#include <string_view>
 
 namespace tbkit::cli {
 
@@ -37,6 +38,24 @@ class TmpGuard {
 
  private:
   long id_ = 0;
+};
+
+// A fresh private directory PREFIX-XXXXXX under the system's temporary directory ($TMPDIR, else
+// /tmp), removed with its contents when the object goes, and by the watcher if a signal ends the
+// process first. When it cannot be made, path() is empty and error() says why, naming the place.
+class ScratchDir {
+ public:
+  explicit ScratchDir(std::string_view prefix);
+  ~ScratchDir();
+  ScratchDir(const ScratchDir&) = delete;
+  ScratchDir& operator=(const ScratchDir&) = delete;
+  [[nodiscard]] const std::filesystem::path& path() const { return path_; }
+  [[nodiscard]] const std::string& error() const { return error_; }
+
+ private:
+  TmpGuard guard_;  // released after the destructor's removal
+  std::filesystem::path path_;
+  std::string error_;
 };
 
 }  // namespace tbkit::cli

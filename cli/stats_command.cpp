@@ -1,10 +1,12 @@
 // tbkit stats: per side to move, legal/win/draw/loss counts and the longest win of a table.
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <memory>
 #include <optional>
 
 #include "cli/common.h"
+#include "cli/interrupt.h"
 #include "cli/json.h"
 #include "formats/table_file.h"
 #include "gen/run.h"
@@ -39,12 +41,19 @@ int run_stats(const StatsOptions& o) {
   gen::TableSet tables;
   auto file = formats::TableFile::open(path);
   if (!file) return report(file.error());
-  // A temporary directory for the copies, made only for a file that needs them.
-  std::optional<gen::TemporaryCache> cache;
+  // A temporary directory for the copies, made only for a file that needs them; removed at the
+  // end, or on Ctrl-C.
+  std::optional<ScratchDir> cache;
   if (file->format_version() >= 3 || file->capture_resolved()) {
-    cache.emplace();
-    for (const gen::Material& dep : material.conversions())
-      if (Status st = tables.load_expanded(path.parent_path(), dep, cache->dir(), arena); !st) return report(st.error());
+    const std::vector<gen::Material> deps = material.conversions();
+    if (std::any_of(deps.begin(), deps.end(),
+                    [&](const gen::Material& d) { return gen::read_through_copy(path.parent_path(), d); })) {
+      cache.emplace("tbkit-expanded");
+      if (cache->path().empty()) return report(make_error(ErrorCode::kIo, "stats: " + cache->error()));
+    }
+    const std::filesystem::path cache_dir = cache ? cache->path() : std::filesystem::path();  // unused when none
+    for (const gen::Material& dep : deps)
+      if (Status st = tables.load_expanded(path.parent_path(), dep, cache_dir, arena); !st) return report(st.error());
   }
   if (Status st = tables.load(path, material, arena); !st) return report(st.error());
   const gen::TableStats s = gen::compute_stats(*tables.find(material));
@@ -83,11 +92,14 @@ void add_stats_command(CLI::App& app, int& exit_code) {
   cmd->add_flag("--json", opts->json, "Print one JSON object");
   cmd->footer(
       "Counts follow the published convention: every legal placement once (no symmetry reduction),\n"
-      "identical pieces once, no en-passant rights.\n"
+      "identical pieces once, no en-passant rights. A one-side (--sides one) file's other side is\n"
+      "rebuilt from the tables it converts into, expanded into a private directory under $TMPDIR\n"
+      "(else /tmp), removed at the end and on Ctrl-C.\n"
       "Examples:\n"
       "  tbkit stats KQvK -d tables\n"
       "  tbkit stats tables/KBNvK.dtm --json\n"
-      "Exit codes: 0 ok, 2 bad material, 3 file missing or unreadable, 4 corrupt file.");
+      "Exit codes: 0 ok, 2 bad material, 3 file missing or unreadable (or no\n"
+      "temporary directory), 4 corrupt file.");
   cmd->callback([opts, &exit_code] { exit_code = run_stats(*opts); });
 }
 

@@ -2,9 +2,11 @@
 #include <algorithm>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <thread>
 
 #include "cli/common.h"
+#include "cli/interrupt.h"
 #include "formats/table_file.h"
 #include "gen/consistency.h"
 #include "gen/run.h"
@@ -56,8 +58,9 @@ constexpr std::uint64_t kKeepBytes = std::uint64_t{1} << 30;
 // Checks one file; prints its line. Returns true when it passes. `shared` holds tables of the
 // file's directory read for earlier files; a file whose name is not its material's table name
 // (dir/MATERIAL.dtm) is checked with tables of its own.
+// `cache`: the directory of expanded copies, made at the first table that needs it.
 bool verify_file(const std::filesystem::path& path, tbb::task_arena& arena, gen::TableSet& shared,
-                 const std::filesystem::path& cache) {
+                 std::optional<ScratchDir>& cache) {
   auto fail = [&](const std::string& why) {
     std::printf("FAIL %s: %s\n", path.string().c_str(), why.c_str());
     std::fflush(stdout);
@@ -71,8 +74,16 @@ bool verify_file(const std::filesystem::path& path, tbb::task_arena& arena, gen:
   const bool canonical = path == gen::table_path(path.parent_path(), *material);
   gen::TableSet own;
   gen::TableSet& tables = canonical ? shared : own;
-  for (const gen::Material& dep : material->conversions())
-    if (Status st = tables.load_expanded(path.parent_path(), dep, cache, arena); !st)
+  const std::vector<gen::Material> deps = material->conversions();
+  std::filesystem::path cache_dir;  // unused when no dependency is read through a copy
+  if (std::any_of(deps.begin(), deps.end(),
+                  [&](const gen::Material& d) { return gen::read_through_copy(path.parent_path(), d); })) {
+    if (!cache) cache.emplace("tbkit-expanded");
+    if (cache->path().empty()) return fail("cannot make a directory for expanded copies: " + cache->error());
+    cache_dir = cache->path();
+  }
+  for (const gen::Material& dep : deps)
+    if (Status st = tables.load_expanded(path.parent_path(), dep, cache_dir, arena); !st)
       return fail("needs " + dep.name() + ": " + st.error().message);
   if (!tables.contains(*material))
     if (Status st = tables.load(path, *material, arena); !st) return fail(st.error().message);
@@ -174,7 +185,8 @@ int run_verify(const VerifyOptions& o) {
   }
   gen::TableSet shared;
   std::filesystem::path shared_dir;
-  const gen::TemporaryCache cache;  // expanded copies of one-side tables (gen::expanded_source)
+  // Expanded copies of one-side tables (gen::expanded_source); removed at the end, or on Ctrl-C.
+  std::optional<ScratchDir> cache;
   for (std::size_t i = 0; i < files->size(); ++i) {
     const std::filesystem::path& f = (*files)[i];
     if (f.parent_path() != shared_dir) {
@@ -182,7 +194,7 @@ int run_verify(const VerifyOptions& o) {
       shared_dir = f.parent_path();
     }
     shared.retain_only(shared.to_keep(needs, i, kKeepBytes));
-    (verify_file(f, arena, shared, cache.dir()) ? passed : failed)++;
+    (verify_file(f, arena, shared, cache) ? passed : failed)++;
   }
   std::printf("%d passed, %d failed\n", passed, failed);
   return failed ? kExitFailed : kExitOk;
@@ -208,13 +220,16 @@ void add_verify_command(CLI::App& app, int& exit_code) {
   cmd->footer(
       "Each position's stored value must equal the best value over its moves, with captures and\n"
       "promotions looked up in the other tables (which must sit in the same directory).\n"
-      "Prints one line per table, then 'N passed, N failed'.\n"
+      "Prints one line per table, then 'N passed, N failed'. For one-side (--sides one) tables, the\n"
+      "tables they convert into are expanded into a private directory under $TMPDIR (else /tmp),\n"
+      "removed at the end and on Ctrl-C.\n"
       "Examples:\n"
       "  tbkit verify tables\n"
       "  tbkit verify tables/KQvKR.dtm tables/KBNvK.dtm\n"
       "  tbkit verify --play 1000 -d tables     # each game must mate in exactly the announced plies\n"
       "  tbkit verify --sample 50 --want won --material KQvKR -d tables\n"
-      "Exit codes: 0 all passed, 1 a table failed, 3 a path cannot be read, 5 no table files found.");
+      "Exit codes: 0 all passed, 1 a table failed, 3 a path cannot be read, 5 no table\n"
+      "files found.");
   cmd->callback([opts, &exit_code] { exit_code = run_verify(*opts); });
 }
 

@@ -111,20 +111,10 @@ struct TableSummary {
 // Writes cache/M.dtm, the expanded copy of a solved table (tmp + rename).
 [[nodiscard]] Status write_expanded_copy(const std::filesystem::path& cache, const SolvedTable& table,
                                          const std::string& generator, std::int64_t created, tbb::task_arena& arena);
-// A fresh directory for expanded copies under the system's temporary directory ($TMPDIR or
-// /tmp), removed with its contents on destruction: for readers (verify, stats) of one-side sets.
-class TemporaryCache {
- public:
-  TemporaryCache();
-  ~TemporaryCache();
-  TemporaryCache(const TemporaryCache&) = delete;
-  TemporaryCache& operator=(const TemporaryCache&) = delete;
-  [[nodiscard]] const std::filesystem::path& dir() const { return dir_; }
-
- private:
-  std::filesystem::path dir_;
-  bool owned_ = false;  // made by this object (so removed by it)
-};
+// True when expanded_source(dir, m, ...) reads `m` through an expanded copy rather than from its
+// own file: the file stores one side or capture-resolved values, and `m` converts into other
+// tables. False for a file that cannot be opened (its reader reports it). Needs no cache directory.
+[[nodiscard]] bool read_through_copy(const std::filesystem::path& dir, const Material& m);
 // True when expanded_source(dir, m, cache) has nothing to make.
 [[nodiscard]] bool expanded_source_ready(const std::filesystem::path& dir, const Material& m,
                                          const std::filesystem::path& cache, tbb::task_arena& arena);

@@ -1,8 +1,6 @@
 // Table files <-> SolvedTable: parallel writing (blocks compressed with TBB) and loading.
 #include <tbb/parallel_for.h>
 
-#include <stdlib.h>
-
 #include <system_error>
 
 #include "formats/table_file.h"
@@ -197,6 +195,12 @@ Result<std::shared_ptr<const SolvedTable>> make_expanded_copy(const std::filesys
 
 }  // namespace
 
+bool read_through_copy(const std::filesystem::path& dir, const Material& m) {
+  if (m.conversions().empty()) return false;
+  auto file = formats::TableFile::open(table_path(dir, m));
+  return file && !stores_both_exactly(*file);
+}
+
 bool expanded_source_ready(const std::filesystem::path& dir, const Material& m, const std::filesystem::path& cache,
                            tbb::task_arena& arena) {
   auto source = find_source(dir, m, cache, arena);
@@ -220,22 +224,6 @@ Status write_expanded_copy(const std::filesystem::path& cache, const SolvedTable
   if (ec) return make_error(ErrorCode::kIo, cache.string() + ": cannot create directory: " + ec.message());
   return write_solved_table(table_path(cache, table.material()), table, TableSet{}, generator, created, arena,
                             expanded_copy_options());
-}
-
-TemporaryCache::TemporaryCache() {
-  std::error_code ec;
-  std::filesystem::path base = std::filesystem::temp_directory_path(ec);
-  if (ec) base = "/tmp";
-  std::string name = (base / "tbkit-expanded-XXXXXX").string();
-  // On failure (an unwritable $TMPDIR) the template itself stands: making a copy there fails the
-  // same way, and expanded_source reports it naming the directory.
-  owned_ = ::mkdtemp(name.data()) != nullptr;
-  dir_ = name;
-}
-
-TemporaryCache::~TemporaryCache() {
-  std::error_code ec;
-  if (owned_) std::filesystem::remove_all(dir_, ec);
 }
 
 Status TableSet::load_expanded(const std::filesystem::path& dir, const Material& material,

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
+#include <string_view>
 
 extern char** environ;
 
@@ -48,7 +49,7 @@ CommandResult run_tbkit(const std::string& args, const std::string& input) {
   return r;
 }
 
-pid_t spawn_tbkit(std::vector<std::string> args, int stdin_fd, int close_fd) {
+pid_t spawn_tbkit(std::vector<std::string> args, int stdin_fd, int close_fd, const std::string& tmpdir) {
   const char* binary = std::getenv("TBKIT_BINARY");
   if (!binary) throw std::runtime_error("TBKIT_BINARY is not set (run through ctest)");
   args.insert(args.begin(), binary);
@@ -64,8 +65,15 @@ pid_t spawn_tbkit(std::vector<std::string> args, int stdin_fd, int close_fd) {
     posix_spawn_file_actions_addclose(&actions, stdin_fd);
   }
   if (close_fd >= 0) posix_spawn_file_actions_addclose(&actions, close_fd);
+  std::vector<std::string> env;
+  for (char** e = environ; *e; ++e)
+    if (tmpdir.empty() || std::string_view(*e).substr(0, 7) != "TMPDIR=") env.emplace_back(*e);
+  if (!tmpdir.empty()) env.push_back("TMPDIR=" + tmpdir);
+  std::vector<char*> envp;
+  for (auto& e : env) envp.push_back(e.data());
+  envp.push_back(nullptr);
   pid_t pid = -1;
-  const int rc = posix_spawn(&pid, binary, &actions, nullptr, argv.data(), environ);
+  const int rc = posix_spawn(&pid, binary, &actions, nullptr, argv.data(), envp.data());
   posix_spawn_file_actions_destroy(&actions);
   return rc == 0 ? pid : -1;
 }

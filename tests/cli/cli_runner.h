@@ -19,7 +19,8 @@ CommandResult run_tbkit(const std::string& args, const std::string& input = "");
 
 // Starts `tbkit ARGS...` in the background with stdout and stderr sent to /dev/null; returns its pid
 // (-1 if it cannot start). stdin_fd >= 0 becomes its standard input; close_fd >= 0 is closed in it
-// (the other end of a pipe that the test holds).
-pid_t spawn_tbkit(std::vector<std::string> args, int stdin_fd = -1, int close_fd = -1);
+// (the other end of a pipe that the test holds). A non-empty `tmpdir` is its TMPDIR; the rest of the
+// environment is ours.
+pid_t spawn_tbkit(std::vector<std::string> args, int stdin_fd = -1, int close_fd = -1, const std::string& tmpdir = {});
 
 }  // namespace tbkit::testing

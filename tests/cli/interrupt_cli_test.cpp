@@ -25,8 +25,8 @@ std::filesystem::path scratch(const std::string& name) {
   return dir;
 }
 
-pid_t spawn_tbkit(std::vector<std::string> args, int stdin_fd = -1, int close_fd = -1) {
-  const pid_t pid = tbkit::testing::spawn_tbkit(std::move(args), stdin_fd, close_fd);
+pid_t spawn_tbkit(std::vector<std::string> args, int stdin_fd = -1, int close_fd = -1, const std::string& tmpdir = {}) {
+  const pid_t pid = tbkit::testing::spawn_tbkit(std::move(args), stdin_fd, close_fd, tmpdir);
   REQUIRE(pid > 0);
   return pid;
 }
@@ -116,14 +116,9 @@ TEST_CASE("book build interrupted while reading leaves no spill directory", "[cl
 
 TEST_CASE("bench interrupted leaves no scratch directory", "[cli]") {
   const auto dir = scratch("bench");
-  // The bench makes its scratch directory under TMPDIR, which the child inherits.
-  const char* old = std::getenv("TMPDIR");
-  const std::string saved = old ? old : "";
-  REQUIRE(::setenv("TMPDIR", dir.c_str(), 1) == 0);
-  const pid_t pid = spawn_tbkit({"bench"});
-  if (old) ::setenv("TMPDIR", saved.c_str(), 1);
-  else ::unsetenv("TMPDIR");
-  // It makes it after the perft and search parts (seconds; minutes under the sanitizers).
+  // The bench makes its scratch directory under TMPDIR, after the perft and search parts (seconds;
+  // minutes under the sanitizers).
+  const pid_t pid = spawn_tbkit({"bench"}, -1, -1, dir.string());
   bool made = false;
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(5);
   while (!made && std::chrono::steady_clock::now() < deadline) {

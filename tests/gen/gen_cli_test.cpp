@@ -222,6 +222,7 @@ TEST_CASE("gen --compression fast, balanced and small store the same values with
   std::filesystem::remove_all(small);
   std::filesystem::remove_all(fast);
   std::filesystem::remove_all(balanced);
+  std::filesystem::remove_all(both);
 }
 
 TEST_CASE("verify reads each table once per directory and still names every damaged one", "[gen][cli]") {

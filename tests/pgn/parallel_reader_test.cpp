@@ -9,6 +9,7 @@
 
 #include "pgn/parallel_reader.h"
 #include "reader_test_util.h"
+#include "tests/formats/book_test_util.h"
 
 using namespace tbkit;
 using namespace tbkit::pgn;
@@ -69,7 +70,8 @@ ParallelRun run(const std::vector<std::string>& paths, int threads, std::size_t 
 
 TEST_CASE("parallel reader: 1 and 2 threads and the sequential reader agree", "[pgn][parallel]") {
   const std::string text = make_collection();
-  const auto path = (std::filesystem::temp_directory_path() / "tbkit_pgn_parallel.pgn").string();
+  const test::ScratchDir scratch;
+  const auto path = (scratch / "parallel.pgn").string();
   std::ofstream(path, std::ios::binary) << text;
 
   for (bool variations : {false, true}) {
@@ -131,7 +133,8 @@ TEST_CASE("parallel reader: a comment quoting tag lines is not a game boundary",
       "[Event \"next\"]\n\n1. d4 { [%clk 0:01:00]\n[Round \"1\"] } 1/2-1/2\n\n";
   std::string text;
   for (int i = 0; i < 40; ++i) text += game;
-  const auto path = (std::filesystem::temp_directory_path() / "tbkit_pgn_quoted_tags.pgn").string();
+  const test::ScratchDir scratch;
+  const auto path = (scratch / "quoted_tags.pgn").string();
   std::ofstream(path, std::ios::binary) << text;
 
   RecordingVisitor seq;

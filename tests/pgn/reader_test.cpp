@@ -4,6 +4,7 @@
 #include <fstream>
 
 #include "reader_test_util.h"
+#include "tests/formats/book_test_util.h"
 
 using namespace tbkit;
 using namespace tbkit::pgn;
@@ -18,8 +19,9 @@ RecordingVisitor read_text(const std::string& text, ReaderOptions o = {}) {
   return v;
 }
 
-std::string temp_file(const std::string& name, const std::string& content) {
-  const auto path = std::filesystem::temp_directory_path() / ("tbkit_pgn_" + name);
+// Writes `content` to NAME in `dir`; returns the path.
+std::string temp_file(const test::ScratchDir& dir, const std::string& name, const std::string& content) {
+  const auto path = dir / name;
   std::ofstream(path, std::ios::binary) << content;
   return path.string();
 }
@@ -158,6 +160,7 @@ TEST_CASE("reader: errors skip or cut the game, name the place, and the run goes
 }
 
 TEST_CASE("reader: CRLF, BOM, no final newline, tiny buffers", "[pgn][reader]") {
+  const test::ScratchDir scratch;
   const std::string lf = "[Event \"e\"]\n[White \"w\"]\n\n1. e4 {a\nb} e5 (1... c5) 2. Nf3 1-0\n\n[Event \"f\"]\n\n1. d4 d5";
   std::string crlf;
   for (char c : lf) crlf += c == '\n' ? std::string("\r\n") : std::string(1, c);
@@ -170,7 +173,7 @@ TEST_CASE("reader: CRLF, BOM, no final newline, tiny buffers", "[pgn][reader]") 
       RecordingVisitor v;
       ReaderOptions o;
       o.buffer_size = buffer;
-      auto s = read_pgn(temp_file("crlf.pgn", text), v, o);
+      auto s = read_pgn(temp_file(scratch, "crlf.pgn", text), v, o);
       REQUIRE(s.ok());
       CHECK(s->bytes == text.size());
       REQUIRE(v.games.size() == 2);
@@ -215,6 +218,7 @@ TEST_CASE("reader: begin_moves false skips move resolution", "[pgn][reader]") {
 }
 
 TEST_CASE("reader: max_ply stops move resolution, while game ends, results and token errors stay the same", "[pgn][reader]") {
+  const test::ScratchDir scratch;
   const std::string text =
       "[Event \"a\"]\n\n1. e4 e5 2. Nf3 {c} Nc6 (2... d6 3. d4 (3. Bc4) exd4) 3. Bb5 $1 a6 4. Ba4!? Nf6 1-0\n\n"
       // Illegal moves past the limit go unnoticed; a comment holding a result and a tag-like line does not end the game.
@@ -234,7 +238,7 @@ TEST_CASE("reader: max_ply stops move resolution, while game ends, results and t
       o.buffer_size = buffer;
       o.follow_variations = true;
       RecordingVisitor v;
-      auto s = read_pgn(temp_file("max_ply.pgn", text), v, o);
+      auto s = read_pgn(temp_file(scratch, "max_ply.pgn", text), v, o);
       REQUIRE(s.ok());
       REQUIRE(v.games.size() == full.games.size());
       // Game 0 with variations: main line and variation moves below the limit.

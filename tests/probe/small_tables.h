@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <string>
+#include <system_error>
 #include <vector>
 
 #include <tbb/task_arena.h>
@@ -13,13 +14,25 @@
 
 namespace tbkit::testing {
 
+// The directories generate_small_tables made, removed when the test process exits.
+struct SmallTableDirs {
+  std::vector<std::filesystem::path> dirs;
+  ~SmallTableDirs() {
+    std::error_code ec;
+    for (const auto& d : dirs) std::filesystem::remove_all(d, ec);
+  }
+};
+
 // Generates `materials` (and what they depend on) into a fresh directory under the system temp
 // directory, in format version `format_version` (3: one side stored, as `gen --sides one`; 2: both
-// sides, the default); returns it. Aborts the test run on failure (tests cannot proceed without tables).
+// sides, the default); returns it. The directory lasts until the process exits. Aborts the test
+// run on failure (tests cannot proceed without tables).
 inline std::filesystem::path generate_small_tables(const std::vector<std::string>& materials, const std::string& tag,
                                                    std::uint32_t format_version = 3) {
+  static SmallTableDirs made;
   const auto dir = std::filesystem::temp_directory_path() / ("tbkit-probe-" + tag + "-" + std::to_string(::getpid()));
   std::filesystem::remove_all(dir);
+  made.dirs.push_back(dir);
   std::vector<gen::Material> wanted;
   for (const auto& name : materials) wanted.push_back(gen::Material::parse(name)->normalized());
   gen::GenOptions opts;
