@@ -10,10 +10,10 @@
 
 namespace tbkit::gen {
 
-DtmValue value_from_successors(const TableSet& tables, const Board& b) {
+DtmValue value_from_successors(const TableSet& tables, const Board& b, const SolvedTable* own) {
   std::optional<DtmValue> best;
   for_each_legal_move(b, [&](const Board& child, const MoveInfo& mi) {
-    DtmValue reply = tables.probe(child);
+    DtmValue reply = own && mi.kind != MoveKind::kConversion ? own->value(child) : tables.probe(child);
     if (mi.kind == MoveKind::kDoublePush)
       reply = with_en_passant(child, mi.ep_square, reply, [&](const Board& gc) { return tables.probe(gc); });
     const DtmValue v = back_up(reply);
@@ -46,7 +46,7 @@ ConsistencyReport check_consistency(const SolvedTable& table, const TableSet& ta
           const bool slot_legal = table.scheme.decode(i, chess::Color(s), b) && is_legal(b);
           if (stored.is_illegal() && !slot_legal) continue;
           ++part.checked;
-          const DtmValue expected = slot_legal ? value_from_successors(tables, b) : DtmValue::illegal();
+          const DtmValue expected = slot_legal ? value_from_successors(tables, b, &table) : DtmValue::illegal();
           if (expected == stored) continue;
           if (part.failed++ == 0)
             part.first_failure = (slot_legal ? board_to_fen(b) : "index " + std::to_string(i)) + ": stored " +

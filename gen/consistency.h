@@ -12,8 +12,11 @@
 namespace tbkit::gen {
 
 // The value `b` must have given its successors: checkmate, stalemate, else the best backed-up
-// value over legal moves (a double push answerable en passant: gen/one_side.h, with_en_passant). Successors are looked up in `tables`, which must hold b's table and its conversions.
-[[nodiscard]] DtmValue value_from_successors(const TableSet& tables, const Board& b);
+// value over legal moves (a double push answerable en passant: gen/one_side.h, with_en_passant).
+// Successors are looked up in `tables`, which must hold b's table and its conversions. `own`, if
+// given, is b's table with b as its index orients it (as decoded from it): the successors of quiet
+// moves are read from it directly, the same values without finding the table by material each time.
+[[nodiscard]] DtmValue value_from_successors(const TableSet& tables, const Board& b, const SolvedTable* own = nullptr);
 
 struct ConsistencyReport {
   std::uint64_t checked = 0;

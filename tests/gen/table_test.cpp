@@ -5,6 +5,7 @@
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <memory>
 
 #include "chess/fen.h"
 #include "gen/consistency.h"
@@ -57,6 +58,49 @@ TEST_CASE("Generation is identical with 1 and 2 threads", "[gen][solver]") {
   CHECK(a.no_better[1] == b.no_better[1]);
   // KRvKN's longest mate: 40 moves.
   CHECK(compute_stats(a).side[0].longest_win_plies == 79);
+}
+
+TEST_CASE("The one-ply check finds a changed value and names its position", "[gen][verify]") {
+  TableSet set;
+  tbb::task_arena arena(2);
+  solve_into(set, {mat("KRvKN")}, arena);
+  const SolvedTable& good = *set.find(mat("KRvKN"));
+  const ConsistencyReport clean = check_consistency(good, set, arena);
+  CHECK(clean.failed == 0);
+  CHECK(clean.checked > 2000000);
+
+  // A copy of KRvKN with one value changed, checked against the same dependencies.
+  auto check_changed = [&](const char* fen, DtmValue changed) {
+    auto pos = parse_fen(fen);
+    REQUIRE(pos.ok());
+    const Board b = board_from_position(*pos);
+    auto bad = std::make_shared<SolvedTable>(good);
+    DtmValue& slot = bad->values[index_of(b.side)][bad->scheme.encode(b)];
+    INFO(fen << " was " << describe(slot));
+    REQUIRE(slot != changed);
+    slot = changed;
+    TableSet bad_set;
+    bad_set.add(bad);
+    for (const Material& m : mat("KRvKN").conversions()) bad_set.add(set.shared(m));
+    return check_consistency(*bad, bad_set, arena);
+  };
+  // Black to move, lost: made "checkmated". The slot itself fails, and so do White positions that
+  // reach it by a quiet move (all of them come first in the report, White's slots before Black's).
+  const char* lost = "3k4/8/3K4/8/8/8/6n1/R7 b - - 0 1";
+  REQUIRE(probe_fen(set, lost).is_loss());
+  REQUIRE(probe_fen(set, lost).plies() >= 4);
+  const ConsistencyReport quiet = check_changed(lost, DtmValue::loss_in_plies(0));
+  CHECK(quiet.failed >= 2);
+  CHECK_THAT(quiet.first_failure, Catch::Contains(" w - - 0 1: stored win in ") &&
+                                      Catch::EndsWith(", successors give win in 1 plies"));
+  // White to move, winning: made a draw. Besides the slot, Black positions whose best reply it was
+  // may fail; the first failure is this White position.
+  const char* won = "8/8/8/3k4/8/8/3n4/R3K3 w - - 0 1";
+  const DtmValue was = probe_fen(set, won);
+  REQUIRE(was.is_win());
+  const ConsistencyReport white = check_changed(won, DtmValue::draw());
+  CHECK(white.failed >= 1);
+  CHECK_THAT(white.first_failure, Catch::EndsWith(": stored draw, successors give " + describe(was)));
 }
 
 TEST_CASE("KPvKP: en passant, promotions, one-ply consistency, and format v3 rebuilds it exactly", "[gen][solver][slow]") {
