@@ -51,12 +51,15 @@ void fill_freedom(const SolvedTable& table, Color side, const TableSet& subtable
 
 Conversions conversions_of(const TableSet& subtables, const Board& b) {
   Conversions out;
-  for_each_legal_move(b, [&](const Board& child, const MoveInfo& mi) {
-    out.any_move = true;
-    if (mi.kind != MoveKind::kConversion) return;
-    const DtmValue v = back_up(subtables.probe(child));
-    out.best = out.best ? better_of(*out.best, v) : v;
-  });
+  // Quiet piece moves only tell that a move exists: reported in bulk, their children are not built.
+  for_each_legal_move_bulk(
+      b, [&](PieceType, Square, Bitboard) { out.any_move = true; },
+      [&](const Board& child, const MoveInfo& mi) {
+        out.any_move = true;
+        if (mi.kind != MoveKind::kConversion) return;
+        const DtmValue v = back_up(subtables.probe(child));
+        out.best = out.best ? better_of(*out.best, v) : v;
+      });
   return out;
 }
 
