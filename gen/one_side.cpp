@@ -1,6 +1,7 @@
 #include "gen/one_side.h"
 
 #include <algorithm>
+#include <cassert>
 
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
@@ -24,6 +25,30 @@ void for_chunks(tbb::task_arena& arena, std::uint64_t n, F&& f) {
     });
   });
 }
+
+// The boards of one side's slots, asked for in increasing order: within a span of last_span()
+// slots only the last man moves, so he is placed rather than the whole board decoded.
+class SlotBoards {
+ public:
+  SlotBoards(const IndexScheme& scheme, Color side) : scheme_(scheme), side_(side), span_(scheme.last_span()) {}
+  // The board of slot i, or null for an unused slot.
+  const Board* at(std::uint64_t i) {
+    if (!(valid_ && span_ && i >= first_ && i - first_ < span_ && scheme_.place_last(i - first_, b_))) {
+      valid_ = scheme_.decode(i, side_, b_);
+      if (span_) first_ = i - i % span_;
+    }
+    assert(!valid_ || b_ == [&] { Board d; return scheme_.decode(i, side_, d) ? d : Board{}; }());
+    return valid_ ? &b_ : nullptr;
+  }
+
+ private:
+  const IndexScheme& scheme_;
+  Color side_;
+  std::uint64_t span_;
+  std::uint64_t first_ = 0;
+  bool valid_ = false;  // b_ is the board of a slot in [first_, first_ + span_)
+  Board b_;
+};
 
 SlotFreedom freedom_of(const TableSet& subtables, const Board& b, DtmValue exact) {
   const Conversions conv = conversions_of(subtables, b);
@@ -233,11 +258,12 @@ void expand_table(SolvedTable& table, Color stored, bool capture_resolved, const
   // Pass 1: the stored side's exact values (mate and stalemate from the board; capture-resolved
   // values raised to their best conversion).
   for_chunks(arena, n, [&](std::uint64_t first, std::uint64_t last) {
-    Board b;
+    SlotBoards boards(scheme, stored);
     for (std::uint64_t i = first; i < last; ++i) {
       if (mine[i].is_illegal()) continue;
-      [[maybe_unused]] const bool ok = scheme.decode(i, stored, b);
-      assert(ok);
+      const Board* decoded = boards.at(i);
+      assert(decoded);
+      const Board& b = *decoded;
       const Conversions conv = conversions_of(subtables, b);
       if (!conv.any_move) mine[i] = in_check(b) ? DtmValue::loss_in_plies(0) : DtmValue::draw();
       else if (capture_resolved && conv.best) mine[i] = better_of(mine[i], *conv.best);
@@ -247,9 +273,11 @@ void expand_table(SolvedTable& table, Color stored, bool capture_resolved, const
   const bool symmetric = table.material().is_symmetric();
   auto probe = [&](const Board& b) { return subtables.probe(b); };  // en-passant captures leave the table
   for_chunks(arena, n, [&](std::uint64_t first, std::uint64_t last) {
-    Board b;
+    SlotBoards boards(scheme, ~stored);
     for (std::uint64_t i = first; i < last; ++i) {
-      if (!scheme.decode(i, ~stored, b) || !is_legal(b)) continue;
+      const Board* decoded = boards.at(i);
+      if (!decoded || !is_legal(*decoded)) continue;
+      const Board& b = *decoded;
       if (symmetric) {
         other[i] = mine[scheme.encode(color_flipped(b))];
         continue;
