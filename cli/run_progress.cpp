@@ -43,15 +43,21 @@ std::string RunProgress::place(const gen::Material& m) const {
 
 void RunProgress::finished(const gen::TableSummary& s) {
   const std::size_t k = position(s.material);
-  if (k < plan_.size()) done_[k] = true;
-  if (s.skipped) {
-    ++skipped_;
+  if (!s.skipped) {
+    finished_at(k, s.seconds);
     return;
   }
+  if (k < plan_.size()) done_[k] = true;
+  ++skipped_;
+}
+
+void RunProgress::finished_at(std::size_t k, double seconds) {
   ++generated_;
-  if (k < plan_.size() && slots_[k] > 0 && s.seconds > 0) {
-    auto& [seconds, slots] = measured_[{s.material.men(), s.material.has_pawns()}];
-    seconds += s.seconds;
+  if (k >= plan_.size()) return;
+  done_[k] = true;
+  if (slots_[k] > 0 && seconds > 0) {
+    auto& [secs, slots] = measured_[{plan_[k].men(), plan_[k].has_pawns()}];
+    secs += seconds;
     slots += double(slots_[k]);
   }
 }
@@ -94,8 +100,11 @@ double RunProgress::weight(Kind kind) const {
 }
 
 std::optional<double> RunProgress::seconds_left(const gen::Material& m, double fraction, double elapsed) const {
+  return seconds_left_at(position(m), fraction, elapsed);
+}
+
+std::optional<double> RunProgress::seconds_left_at(std::size_t current, double fraction, double elapsed) const {
   if (plan_.size() < 2) return std::nullopt;
-  const std::size_t current = position(m);
   fraction = std::clamp(fraction, 0.0, 1.0);
   std::map<Kind, double> weights;  // each kind's weight, worked out once
   double done = 0, left = 0;
@@ -115,9 +124,11 @@ std::optional<double> RunProgress::seconds_left(const gen::Material& m, double f
   return elapsed * left / done;
 }
 
-std::string RunProgress::eta(const gen::Material& m, double fraction) const {
+std::string RunProgress::eta(const gen::Material& m, double fraction) const { return eta_at(position(m), fraction); }
+
+std::string RunProgress::eta_at(std::size_t k, double fraction) const {
   const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-  const auto left = seconds_left(m, fraction, elapsed);
+  const auto left = seconds_left_at(k, fraction, elapsed);
   return left ? "; run ETA " + format_duration(*left) : "";
 }
 

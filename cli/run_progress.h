@@ -1,5 +1,5 @@
-// RunProgress: where a `tbkit gen` run of several tables stands, for its progress line and its
-// closing totals: each table's place in the run's order (the order gen::generate_tables follows,
+// RunProgress: where a `tbkit gen` (or `tbkit verify`) run of several tables stands, for its
+// progress line and its closing totals: each table's place in the run's order (the order gen::generate_tables follows,
 // gen::dependency_closure) and an estimate of the time left.
 //
 // The estimate weighs each table still to make by its index slots times the seconds per slot
@@ -39,13 +39,18 @@ class RunProgress {
   [[nodiscard]] std::string place(const gen::Material& m) const;
   // A table finished (generated or skipped).
   void finished(const gen::TableSummary& s);
+  // The table at place k of the plan finished after `seconds` of work (for runs whose plan may
+  // name a material twice, e.g. verify over two directories).
+  void finished_at(std::size_t k, double seconds);
 
   // Estimated seconds left, `elapsed` seconds into the run, while table m is `fraction` (0..1)
   // done. None for a run of one table (its own ETA says it all), before the first table is 5% done
   // or made, or when nothing is left.
   [[nodiscard]] std::optional<double> seconds_left(const gen::Material& m, double fraction, double elapsed) const;
+  [[nodiscard]] std::optional<double> seconds_left_at(std::size_t k, double fraction, double elapsed) const;
   // "; run ETA 1h 05m" (seconds_left on the clock since construction), or "".
   [[nodiscard]] std::string eta(const gen::Material& m, double fraction) const;
+  [[nodiscard]] std::string eta_at(std::size_t k, double fraction) const;
   // "N tables: G generated, S present and valid, 1m 05s".
   [[nodiscard]] std::string totals() const;
 

@@ -1,14 +1,20 @@
 // tbkit verify: checks table files: block checksums, then every position against its successors.
+#include <unistd.h>
+
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <thread>
 
 #include "cli/common.h"
 #include "cli/interrupt.h"
+#include "cli/run_progress.h"
 #include "formats/table_file.h"
 #include "gen/consistency.h"
+#include "gen/index_scheme.h"
 #include "gen/run.h"
 #include "chess/fen.h"
 #include "probe/player/table_play.h"
@@ -28,6 +34,67 @@ struct VerifyOptions {
   std::string dir;             // -d DIR
   std::uint64_t seed = 1;
   std::string to_move = "any";  // --to-move white|black|any for --sample
+  bool quiet = false;           // -q: no progress line
+};
+
+// The progress line of a verify run on stderr (drawn only on a terminal): each table's place,
+// phase and share checked, with its ETA and the run's (cli/run_progress.h: the run's estimate
+// weighs the tables left by their index slots and the seconds per slot measured so far).
+class VerifyProgress {
+ public:
+  VerifyProgress(const std::vector<std::filesystem::path>& files, bool show) : show_(show), run_({}, {}) {
+    std::vector<gen::Material> plan;
+    std::vector<std::uint64_t> slots;
+    for (const auto& f : files) {
+      auto m = gen::Material::parse(f.stem().string());
+      plan.push_back(m ? m->normalized() : gen::Material{});
+      slots.push_back(m ? gen::IndexScheme(m->normalized()).size() : 0);
+      names_.push_back(f.stem().string());
+    }
+    run_ = RunProgress(std::move(plan), std::move(slots));
+  }
+  // Table k starts: reading it and the tables it converts into.
+  void reading(std::size_t k) {
+    current_ = k;
+    table_start_ = std::chrono::steady_clock::now();
+    draw("reading it and the tables it converts into" + run_.eta_at(k, 0));
+  }
+  // Table k's check has done `done` of `total` slots. Called from worker threads.
+  void checking(std::size_t k, std::uint64_t done, std::uint64_t total) {
+    if (!show_) return;
+    const std::unique_lock lock(mutex_, std::try_to_lock);
+    if (!lock) return;
+    const auto now = std::chrono::steady_clock::now();
+    if (now - last_ < std::chrono::milliseconds(200) && done < total) return;
+    last_ = now;
+    const double fraction = total ? double(done) / double(total) : 1.0;
+    if (!check_start_) check_start_ = now;
+    const double secs = std::chrono::duration<double>(now - *check_start_).count();
+    std::string line = "checking, " + std::to_string(int(fraction * 100)) + "% of " + std::to_string(total) + " slots";
+    if (fraction > 0.05) line += ", ETA " + format_duration(secs / fraction - secs);
+    draw(line + run_.eta_at(k, fraction));
+  }
+  // Table k is done: the line is cleared for its result.
+  void finished(std::size_t k) {
+    run_.finished_at(k, std::chrono::duration<double>(std::chrono::steady_clock::now() - table_start_).count());
+    check_start_.reset();
+    if (show_) std::fprintf(stderr, "\r\033[K");
+  }
+
+ private:
+  void draw(const std::string& what) {
+    if (!show_) return;
+    std::fprintf(stderr, "\r\033[K[%zu/%zu] %s: %s", current_ + 1, names_.size(), names_[current_].c_str(), what.c_str());
+    std::fflush(stderr);
+  }
+
+  bool show_;
+  RunProgress run_;
+  std::vector<std::string> names_;
+  std::size_t current_ = 0;
+  std::mutex mutex_;
+  std::chrono::steady_clock::time_point table_start_, last_;
+  std::optional<std::chrono::steady_clock::time_point> check_start_;
 };
 
 // The table files named: files as given, directories expanded to their *.dtm files (sorted).
@@ -60,8 +127,10 @@ constexpr std::uint64_t kKeepBytes = std::uint64_t{1} << 30;
 // (dir/MATERIAL.dtm) is checked with tables of its own.
 // `cache`: the directory of expanded copies, made at the first table that needs it.
 bool verify_file(const std::filesystem::path& path, tbb::task_arena& arena, gen::TableSet& shared,
-                 std::optional<ScratchDir>& cache) {
+                 std::optional<ScratchDir>& cache, VerifyProgress& progress, std::size_t k) {
+  progress.reading(k);
   auto fail = [&](const std::string& why) {
+    progress.finished(k);
     std::printf("FAIL %s: %s\n", path.string().c_str(), why.c_str());
     std::fflush(stdout);
     return false;
@@ -87,10 +156,12 @@ bool verify_file(const std::filesystem::path& path, tbb::task_arena& arena, gen:
       return fail("needs " + dep.name() + ": " + st.error().message);
   if (!tables.contains(*material))
     if (Status st = tables.load(path, *material, arena); !st) return fail(st.error().message);
-  const auto report = gen::check_consistency(*tables.find(*material), tables, arena);
+  const auto report = gen::check_consistency(*tables.find(*material), tables, arena,
+                                             [&](std::uint64_t done, std::uint64_t total) { progress.checking(k, done, total); });
   if (report.failed)
     return fail(std::to_string(report.failed) + " of " + std::to_string(report.checked) +
                 " positions inconsistent; first: " + report.first_failure);
+  progress.finished(k);
   std::printf("ok   %s: %s, %llu positions consistent\n", path.string().c_str(), material->name().c_str(),
               static_cast<unsigned long long>(report.checked));
   std::fflush(stdout);
@@ -187,6 +258,7 @@ int run_verify(const VerifyOptions& o) {
   std::filesystem::path shared_dir;
   // Expanded copies of one-side tables (gen::expanded_source); removed at the end, or on Ctrl-C.
   std::optional<ScratchDir> cache;
+  VerifyProgress progress(*files, !o.quiet && isatty(STDERR_FILENO));
   for (std::size_t i = 0; i < files->size(); ++i) {
     const std::filesystem::path& f = (*files)[i];
     if (f.parent_path() != shared_dir) {
@@ -194,7 +266,7 @@ int run_verify(const VerifyOptions& o) {
       shared_dir = f.parent_path();
     }
     shared.retain_only(shared.to_keep(needs, i, kKeepBytes));
-    (verify_file(f, arena, shared, cache) ? passed : failed)++;
+    (verify_file(f, arena, shared, cache, progress, i) ? passed : failed)++;
   }
   std::printf("%d passed, %d failed\n", passed, failed);
   return failed ? kExitFailed : kExitOk;
@@ -217,12 +289,14 @@ void add_verify_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--material", opts->material, "For --sample (required) and --play (default: every table)");
   cmd->add_option("-d,--dir", opts->dir, "Table directory for --play and --sample");
   cmd->add_option("--seed", opts->seed, "Random seed for --play and --sample (default 1)");
+  cmd->add_flag("-q,--quiet", opts->quiet, "No progress line (drawn on stderr only when it is a terminal)");
   cmd->footer(
       "Each position's stored value must equal the best value over its moves, with captures and\n"
       "promotions looked up in the other tables (which must sit in the same directory).\n"
-      "Prints one line per table, then 'N passed, N failed'. For one-side (--sides one) tables, the\n"
-      "tables they convert into are expanded into a private directory under $TMPDIR (else /tmp),\n"
-      "removed at the end and on Ctrl-C.\n"
+      "Prints one line per table, then 'N passed, N failed'. On a terminal, a progress line on\n"
+      "stderr shows each table's place, phase and share checked, its ETA and the run's (-q: none).\n"
+      "For one-side (--sides one) tables, the tables they convert into are expanded into a private\n"
+      "directory under $TMPDIR (else /tmp), removed at the end and on Ctrl-C.\n"
       "Examples:\n"
       "  tbkit verify tables\n"
       "  tbkit verify tables/KQvKR.dtm tables/KBNvK.dtm\n"

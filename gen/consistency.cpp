@@ -1,5 +1,6 @@
 #include "gen/consistency.h"
 
+#include <atomic>
 #include <optional>
 
 #include <tbb/blocked_range.h>
@@ -29,10 +30,12 @@ std::string describe(DtmValue v) {
   return std::string(v.is_win() ? "win" : "loss") + " in " + std::to_string(v.plies()) + " plies";
 }
 
-ConsistencyReport check_consistency(const SolvedTable& table, const TableSet& tables, tbb::task_arena& arena) {
+ConsistencyReport check_consistency(const SolvedTable& table, const TableSet& tables, tbb::task_arena& arena,
+                                    const CheckProgressFn& progress) {
   constexpr std::uint64_t kChunk = 1 << 14;
   const std::uint64_t per_side = (table.scheme.size() + kChunk - 1) / kChunk;
   std::vector<ConsistencyReport> parts(2 * per_side);
+  std::atomic<std::uint64_t> done{0};
   arena.execute([&] {
     tbb::parallel_for(tbb::blocked_range<std::uint64_t>(0, parts.size(), 1), [&](const tbb::blocked_range<std::uint64_t>& r) {
       for (std::uint64_t c = r.begin(); c != r.end(); ++c) {
@@ -52,6 +55,7 @@ ConsistencyReport check_consistency(const SolvedTable& table, const TableSet& ta
             part.first_failure = (slot_legal ? board_to_fen(b) : "index " + std::to_string(i)) + ": stored " +
                                  describe(stored) + ", successors give " + describe(expected);
         }
+        if (progress) progress(done.fetch_add(last - first, std::memory_order_relaxed) + (last - first), 2 * table.scheme.size());
       }
     });
   });

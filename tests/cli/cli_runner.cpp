@@ -49,6 +49,40 @@ CommandResult run_tbkit(const std::string& args, const std::string& input) {
   return r;
 }
 
+CommandResult run_tbkit_on_terminal(const std::vector<std::string>& args) {
+  const char* binary = std::getenv("TBKIT_BINARY");
+  if (!binary) throw std::runtime_error("TBKIT_BINARY is not set (run through ctest)");
+  const int master = ::posix_openpt(O_RDWR | O_NOCTTY);
+  if (master < 0 || ::grantpt(master) != 0 || ::unlockpt(master) != 0) throw std::runtime_error("no pseudo-terminal");
+  const std::string slave = ::ptsname(master);
+  std::vector<std::string> owned(args);
+  owned.insert(owned.begin(), binary);
+  std::vector<char*> argv;
+  for (auto& a : owned) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  const pid_t pid = ::fork();
+  if (pid < 0) throw std::runtime_error("fork failed");
+  if (pid == 0) {
+    const int tty = ::open(slave.c_str(), O_RDWR | O_NOCTTY);
+    const int null = ::open("/dev/null", O_WRONLY);
+    if (tty < 0 || null < 0) ::_exit(126);
+    ::dup2(tty, STDERR_FILENO);
+    ::dup2(null, STDOUT_FILENO);
+    ::close(master);
+    ::execv(binary, argv.data());
+    ::_exit(127);
+  }
+  CommandResult r;
+  char buf[4096];
+  // read() fails (EIO) once the child has exited and the terminal has no writer left.
+  for (ssize_t n; (n = ::read(master, buf, sizeof buf)) > 0;) r.err.append(buf, std::size_t(n));
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  ::close(master);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
 pid_t spawn_tbkit(std::vector<std::string> args, int stdin_fd, int close_fd, const std::string& tmpdir) {
   const char* binary = std::getenv("TBKIT_BINARY");
   if (!binary) throw std::runtime_error("TBKIT_BINARY is not set (run through ctest)");

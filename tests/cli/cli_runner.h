@@ -17,6 +17,11 @@ struct CommandResult {
 // `args` is shell text appended to the binary path (quote FENs yourself); `input` is fed on stdin.
 CommandResult run_tbkit(const std::string& args, const std::string& input = "");
 
+// Runs `tbkit ARGS...` with stderr on a pseudo-terminal (so progress lines are drawn) and stdout
+// sent to /dev/null; returns the exit code (-1 if it did not exit normally) and what the terminal
+// showed in `err`.
+CommandResult run_tbkit_on_terminal(const std::vector<std::string>& args);
+
 // Starts `tbkit ARGS...` in the background with stdout and stderr sent to /dev/null; returns its pid
 // (-1 if it cannot start). stdin_fd >= 0 becomes its standard input; close_fd >= 0 is closed in it
 // (the other end of a pipe that the test holds). A non-empty `tmpdir` is its TMPDIR; the rest of the

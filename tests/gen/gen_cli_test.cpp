@@ -101,36 +101,11 @@ TEST_CASE("gen, verify, stats on KQvKR and KBNvK", "[gen][cli][slow]") {
 
 TEST_CASE("gen shows each table's place in the run and the run's ETA on a terminal", "[gen][cli]") {
   const auto dir = fresh_dir("tty");
-  const char* bin = std::getenv("TBKIT_BINARY");
-  REQUIRE(bin != nullptr);
   // stderr is a pseudo-terminal, so progress lines are drawn.
-  const int master = ::posix_openpt(O_RDWR | O_NOCTTY);
-  REQUIRE(master >= 0);
-  REQUIRE(::grantpt(master) == 0);
-  REQUIRE(::unlockpt(master) == 0);
-  const std::string slave = ::ptsname(master);
-  const pid_t pid = ::fork();
-  REQUIRE(pid >= 0);
-  if (pid == 0) {
-    const int tty = ::open(slave.c_str(), O_RDWR | O_NOCTTY);
-    const int null = ::open("/dev/null", O_WRONLY);
-    if (tty < 0 || null < 0) ::_exit(126);
-    ::dup2(tty, STDERR_FILENO);
-    ::dup2(null, STDOUT_FILENO);
-    ::close(master);
-    ::execl(bin, bin, "gen", "KQvKR", "-t", "1", "-d", dir.c_str(), static_cast<char*>(nullptr));
-    ::_exit(127);
-  }
-  std::string out;
-  char buf[4096];
-  // read() fails (EIO) once the child has exited and the terminal has no writer left.
-  for (ssize_t n; (n = ::read(master, buf, sizeof buf)) > 0;) out.append(buf, std::size_t(n));
-  int status = 0;
-  REQUIRE(::waitpid(pid, &status, 0) == pid);
-  ::close(master);
+  const auto run = tbkit::testing::run_tbkit_on_terminal({"gen", "KQvKR", "-t", "1", "-d", dir.string()});
+  const std::string& out = run.err;
   INFO(out);
-  CHECK(WIFEXITED(status));
-  CHECK(WEXITSTATUS(status) == 0);
+  CHECK(run.exit_code == 0);
   // The run is KQvK, KRvK, KQvKR (dependencies first); after the first table the run ETA shows.
   CHECK(out.find("[1/3] KQvK: init") != std::string::npos);
   CHECK(out.find("[2/3] KRvK: init") != std::string::npos);

@@ -1,5 +1,6 @@
-// tbkit verify and stats on one-side tables: the expanded copies of the tables they convert into go
-// to a private directory under TMPDIR, which a signal removes with the rest (cli/interrupt.h).
+// tbkit verify and stats on the fixture's one-side tables: the progress line on a terminal, and the
+// expanded copies of the tables they convert into, which go to a private directory under TMPDIR
+// that a signal removes with the rest (cli/interrupt.h).
 #include <catch2/catch.hpp>
 
 #include <signal.h>
@@ -74,4 +75,28 @@ TEST_CASE("verify and stats interrupted leave no expanded copies behind", "[prob
     }
   }
   fs::remove_all(dir);
+}
+
+TEST_CASE("verify shows each table's place, phase and ETA on a terminal, and -q silences it", "[probe][cli]") {
+  const std::string dir = TBKIT_TEST_TABLES_DIR;
+  const std::vector<std::string> files = {dir + "/KQvK.dtm", dir + "/KRvK.dtm", dir + "/KPvK.dtm"};
+  std::vector<std::string> args = {"verify", "-t", "1"};
+  args.insert(args.end(), files.begin(), files.end());
+  const auto shown = tbkit::testing::run_tbkit_on_terminal(args);
+  INFO(shown.err);
+  CHECK(shown.exit_code == 0);
+  CHECK_THAT(shown.err, Catch::Contains("[1/3] KQvK: reading it and the tables it converts into"));
+  CHECK_THAT(shown.err, Catch::Contains("[3/3] KPvK: checking, 100% of "));
+  // After the first table, the run's ETA (measured on it) shows.
+  const auto second = shown.err.find("[2/3] KRvK: ");
+  REQUIRE(second != std::string::npos);
+  CHECK(shown.err.find("; run ETA ", second) != std::string::npos);
+  // The line is cleared at the end (the results go to stdout).
+  CHECK(shown.err.size() >= 4);
+  CHECK(shown.err.substr(shown.err.size() - 4) == "\r\033[K");
+
+  args.push_back("-q");
+  const auto quiet = tbkit::testing::run_tbkit_on_terminal(args);
+  CHECK(quiet.exit_code == 0);
+  CHECK(quiet.err.empty());
 }
