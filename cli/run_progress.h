@@ -1,6 +1,6 @@
 // RunProgress: where a `tbkit gen` (or `tbkit verify`) run of several tables stands, for its
-// progress line and its closing totals: each table's place in the run's order (the order gen::generate_tables follows,
-// gen::dependency_closure) and an estimate of the time left.
+// progress line and its closing totals: each table's place in the run's order (for gen, the order
+// gen::generate_tables follows, gen::dependency_closure) and an estimate of the time left.
 //
 // The estimate weighs each table still to make by its index slots times the seconds per slot
 // measured so far on finished tables of the same kind (men and whether there are pawns): pawn

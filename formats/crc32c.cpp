@@ -1,6 +1,12 @@
 #include "formats/crc32c.h"
 
 #include <array>
+#include <cstring>
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <nmmintrin.h>
+#define TBKIT_CRC32C_SSE42 1
+#endif
 
 namespace tbkit::formats {
 namespace {
@@ -22,9 +28,35 @@ constexpr std::array<std::array<std::uint32_t, 256>, 8> make_tables() {
 
 constexpr auto kTables = make_tables();
 
+#if defined(TBKIT_CRC32C_SSE42)
+// The SSE4.2 CRC32 instruction computes the same reflected CRC-32C, 8 bytes at a time (several
+// times the tables' speed). Compiled for SSE4.2 alone; called only where the CPU has it.
+__attribute__((target("sse4.2"))) std::uint32_t crc32c_sse42(std::span<const std::byte> bytes, std::uint32_t crc) {
+  std::uint64_t c = ~crc;
+  const std::byte* p = bytes.data();
+  std::size_t n = bytes.size();
+  for (; n >= 8; p += 8, n -= 8) {
+    std::uint64_t word;
+    std::memcpy(&word, p, 8);
+    c = _mm_crc32_u64(c, word);
+  }
+  auto c32 = std::uint32_t(c);
+  for (; n > 0; ++p, --n) c32 = _mm_crc32_u8(c32, std::uint8_t(*p));
+  return ~c32;
+}
+
+bool has_sse42() {
+  static const bool has = [] {
+    __builtin_cpu_init();  // may run before the compiler's own CPU probe in static initialisation
+    return __builtin_cpu_supports("sse4.2") != 0;
+  }();
+  return has;
+}
+#endif
+
 }  // namespace
 
-std::uint32_t crc32c(std::span<const std::byte> bytes, std::uint32_t crc) {
+std::uint32_t crc32c_portable(std::span<const std::byte> bytes, std::uint32_t crc) {
   std::uint32_t c = ~crc;
   const std::byte* p = bytes.data();
   std::size_t n = bytes.size();
@@ -40,6 +72,21 @@ std::uint32_t crc32c(std::span<const std::byte> bytes, std::uint32_t crc) {
   }
   while (n-- > 0) c = (c >> 8) ^ kTables[0][(c ^ std::uint32_t(*p++)) & 0xFF];
   return ~c;
+}
+
+bool crc32c_hardware_available() {
+#if defined(TBKIT_CRC32C_SSE42)
+  return has_sse42();
+#else
+  return false;
+#endif
+}
+
+std::uint32_t crc32c(std::span<const std::byte> bytes, std::uint32_t crc) {
+#if defined(TBKIT_CRC32C_SSE42)
+  if (has_sse42()) return crc32c_sse42(bytes, crc);
+#endif
+  return crc32c_portable(bytes, crc);
 }
 
 }  // namespace tbkit::formats
