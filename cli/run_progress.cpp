@@ -132,6 +132,74 @@ std::string RunProgress::eta_at(std::size_t k, double fraction) const {
   return left ? "; run ETA " + format_duration(*left) : "";
 }
 
+std::string reading_dependency(const std::vector<gen::Material>& deps, std::size_t j) {
+  return "reading " + deps[j].name() + " (" + std::to_string(j + 1) + " of " + std::to_string(deps.size()) +
+         " it converts into)";
+}
+
+TablesProgress::TablesProgress(const std::vector<std::filesystem::path>& files, bool show)
+    : show_(show), run_({}, {}) {
+  std::vector<gen::Material> plan;
+  std::vector<std::uint64_t> slots;
+  for (const auto& f : files) {
+    auto m = gen::Material::parse(f.stem().string());
+    plan.push_back(m ? m->normalized() : gen::Material{});
+    slots.push_back(m ? gen::IndexScheme(m->normalized()).size() : 0);
+    names_.push_back(m ? m->normalized().name() : f.stem().string());
+  }
+  run_ = RunProgress(std::move(plan), std::move(slots));
+}
+
+void TablesProgress::start(std::size_t k) {
+  const std::lock_guard lock(mutex_);
+  current_ = k;
+  file_start_ = std::chrono::steady_clock::now();
+  phase_.clear();
+}
+
+void TablesProgress::phase(const std::string& what) {
+  const std::lock_guard lock(mutex_);
+  phase_ = what;
+  phase_start_ = std::chrono::steady_clock::now();
+  draw(what, 0);
+}
+
+void TablesProgress::slots(const std::string& what, std::uint64_t done, std::uint64_t total, bool file_share) {
+  if (!show_) return;
+  const std::unique_lock lock(mutex_, std::try_to_lock);
+  if (!lock) return;
+  const auto now = std::chrono::steady_clock::now();
+  if (what != phase_) {
+    phase_ = what;
+    phase_start_ = now;
+  } else if (now - last_ < std::chrono::milliseconds(200) && done < total) {
+    return;
+  }
+  const double fraction = total ? double(done) / double(total) : 1.0;
+  const double secs = std::chrono::duration<double>(now - phase_start_).count();
+  std::string line = what + ", " + std::to_string(int(fraction * 100)) + "% of " + std::to_string(total) + " slots";
+  if (fraction > 0.05) line += ", ETA " + format_duration(secs / fraction - secs);
+  draw(line, file_share ? fraction : 0);
+}
+
+void TablesProgress::finished() {
+  const std::lock_guard lock(mutex_);
+  run_.finished_at(current_, std::chrono::duration<double>(std::chrono::steady_clock::now() - file_start_).count());
+  phase_.clear();
+  if (show_) std::fprintf(stderr, "\r\033[K");
+}
+
+// Called with mutex_ held. `fraction`: of the file done, for the run's ETA.
+void TablesProgress::draw(const std::string& what, double fraction) {
+  if (!show_) return;
+  last_ = std::chrono::steady_clock::now();
+  const std::string place =
+      names_.size() > 1 ? "[" + std::to_string(current_ + 1) + "/" + std::to_string(names_.size()) + "] " : "";
+  std::fprintf(stderr, "\r\033[K%s%s: %s%s", place.c_str(), names_[current_].c_str(), what.c_str(),
+               run_.eta_at(current_, fraction).c_str());
+  std::fflush(stderr);
+}
+
 std::string RunProgress::totals() const {
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   return std::to_string(plan_.size()) + " tables: " + std::to_string(generated_) + " generated, " +

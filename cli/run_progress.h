@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <utility>
@@ -67,6 +68,40 @@ class RunProgress {
   std::size_t generated_ = 0, skipped_ = 0;
   std::chrono::steady_clock::time_point start_;
 };
+
+// The progress line of a command that works through table files in turn (verify, stats) on
+// stderr, drawn only when `show` (stderr a terminal, no -q): "[k/N] MATERIAL: " (the place only
+// for several files), then the current phase, with the share of slots done and an ETA for phases
+// that count slots, and the run's ETA (RunProgress: index slots times the seconds per slot of the
+// files done so far).
+class TablesProgress {
+ public:
+  TablesProgress(const std::vector<std::filesystem::path>& files, bool show);
+  // File k starts.
+  void start(std::size_t k);
+  // A phase that counts nothing: "reading KRRvKR (3 of 9 it converts into)".
+  void phase(const std::string& what);
+  // A phase over `total` slots, `done` so far: "checking, 45% of N slots, ETA 12 s". Thread-safe;
+  // draws at most every 200 ms (and at the end). `file_share`: the phase's share stands for the
+  // file's in the run's ETA (its last long phase); other phases count as none of it done.
+  void slots(const std::string& what, std::uint64_t done, std::uint64_t total, bool file_share);
+  // The current file is done: the line is cleared for its result.
+  void finished();
+
+ private:
+  void draw(const std::string& what, double fraction);
+
+  bool show_;
+  RunProgress run_;
+  std::vector<std::string> names_;
+  std::size_t current_ = 0;
+  std::mutex mutex_;
+  std::chrono::steady_clock::time_point file_start_, phase_start_, last_;
+  std::string phase_;
+};
+
+// The phase of reading deps[j]: "reading KRRvKR (3 of 9 it converts into)".
+[[nodiscard]] std::string reading_dependency(const std::vector<gen::Material>& deps, std::size_t j);
 
 // "42 s", "7m 05s", "2h 13m".
 [[nodiscard]] std::string format_duration(double seconds);

@@ -1,4 +1,6 @@
 // tbkit stats: per side to move, legal/win/draw/loss counts and the longest win of a table.
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
@@ -8,6 +10,7 @@
 #include "cli/common.h"
 #include "cli/interrupt.h"
 #include "cli/json.h"
+#include "cli/run_progress.h"
 #include "formats/table_file.h"
 #include "gen/run.h"
 #include "gen/stats.h"
@@ -19,6 +22,7 @@ struct StatsOptions {
   std::string target;
   std::string dir = ".";
   bool json = false;
+  bool quiet = false;  // -q: no progress line
 };
 
 int run_stats(const StatsOptions& o) {
@@ -41,6 +45,12 @@ int run_stats(const StatsOptions& o) {
   gen::TableSet tables;
   auto file = formats::TableFile::open(path);
   if (!file) return report(file.error());
+  TablesProgress progress({path}, !o.quiet && isatty(STDERR_FILENO));
+  progress.start(0);
+  auto fail = [&](const Error& e) {
+    progress.finished();
+    return report(e);
+  };
   // A temporary directory for the copies, made only for a file that needs them; removed at the
   // end, or on Ctrl-C.
   std::optional<ScratchDir> cache;
@@ -49,14 +59,24 @@ int run_stats(const StatsOptions& o) {
     if (std::any_of(deps.begin(), deps.end(),
                     [&](const gen::Material& d) { return gen::read_through_copy(path.parent_path(), d); })) {
       cache.emplace("tbkit-expanded");
-      if (cache->path().empty()) return report(make_error(ErrorCode::kIo, "stats: " + cache->error()));
+      if (cache->path().empty()) return fail(make_error(ErrorCode::kIo, "stats: " + cache->error()));
     }
     const std::filesystem::path cache_dir = cache ? cache->path() : std::filesystem::path();  // unused when none
-    for (const gen::Material& dep : deps)
-      if (Status st = tables.load_expanded(path.parent_path(), dep, cache_dir, arena); !st) return report(st.error());
+    for (std::size_t j = 0; j < deps.size(); ++j) {
+      progress.phase(reading_dependency(deps, j));
+      if (Status st = tables.load_expanded(path.parent_path(), deps[j], cache_dir, arena); !st) return fail(st.error());
+    }
   }
-  if (Status st = tables.load(path, material, arena); !st) return report(st.error());
+  progress.phase("reading it");
+  if (Status st = tables.load(path, material, arena, gen::LoadUse::kExact,
+                              [&](std::uint64_t done, std::uint64_t total) {
+                                progress.slots("rebuilding its other side", done, total, true);
+                              });
+      !st)
+    return fail(st.error());
+  progress.phase("counting");
   const gen::TableStats s = gen::compute_stats(*tables.find(material));
+  progress.finished();
   const char* names[2] = {"white", "black"};
   if (o.json) {
     std::cout << "{\"material\": " << json_string(material.name()) << ", \"file\": " << json_string(path.string());
@@ -90,11 +110,13 @@ void add_stats_command(CLI::App& app, int& exit_code) {
   cmd->add_option("table", opts->target, "A table file, or a material looked up in --dir")->required();
   cmd->add_option("-d,--dir", opts->dir, "Directory holding MATERIAL.dtm (default: current)");
   cmd->add_flag("--json", opts->json, "Print one JSON object");
+  cmd->add_flag("-q,--quiet", opts->quiet, "No progress line (drawn on stderr only when it is a terminal)");
   cmd->footer(
       "Counts follow the published convention: every legal placement once (no symmetry reduction),\n"
       "identical pieces once, no en-passant rights. A one-side (--sides one) file's other side is\n"
       "rebuilt from the tables it converts into, expanded into a private directory under $TMPDIR\n"
-      "(else /tmp), removed at the end and on Ctrl-C.\n"
+      "(else /tmp), removed at the end and on Ctrl-C. On a terminal, a progress line on stderr shows\n"
+      "the phase (-q: none).\n"
       "Examples:\n"
       "  tbkit stats KQvK -d tables\n"
       "  tbkit stats tables/KBNvK.dtm --json\n"

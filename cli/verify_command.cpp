@@ -2,10 +2,8 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <thread>
 
@@ -35,66 +33,6 @@ struct VerifyOptions {
   std::uint64_t seed = 1;
   std::string to_move = "any";  // --to-move white|black|any for --sample
   bool quiet = false;           // -q: no progress line
-};
-
-// The progress line of a verify run on stderr (drawn only on a terminal): each table's place,
-// phase and share checked, with its ETA and the run's (cli/run_progress.h: the run's estimate
-// weighs the tables left by their index slots and the seconds per slot measured so far).
-class VerifyProgress {
- public:
-  VerifyProgress(const std::vector<std::filesystem::path>& files, bool show) : show_(show), run_({}, {}) {
-    std::vector<gen::Material> plan;
-    std::vector<std::uint64_t> slots;
-    for (const auto& f : files) {
-      auto m = gen::Material::parse(f.stem().string());
-      plan.push_back(m ? m->normalized() : gen::Material{});
-      slots.push_back(m ? gen::IndexScheme(m->normalized()).size() : 0);
-      names_.push_back(f.stem().string());
-    }
-    run_ = RunProgress(std::move(plan), std::move(slots));
-  }
-  // Table k starts: reading it and the tables it converts into.
-  void reading(std::size_t k) {
-    current_ = k;
-    table_start_ = std::chrono::steady_clock::now();
-    draw("reading it and the tables it converts into" + run_.eta_at(k, 0));
-  }
-  // Table k's check has done `done` of `total` slots. Called from worker threads.
-  void checking(std::size_t k, std::uint64_t done, std::uint64_t total) {
-    if (!show_) return;
-    const std::unique_lock lock(mutex_, std::try_to_lock);
-    if (!lock) return;
-    const auto now = std::chrono::steady_clock::now();
-    if (now - last_ < std::chrono::milliseconds(200) && done < total) return;
-    last_ = now;
-    const double fraction = total ? double(done) / double(total) : 1.0;
-    if (!check_start_) check_start_ = now;
-    const double secs = std::chrono::duration<double>(now - *check_start_).count();
-    std::string line = "checking, " + std::to_string(int(fraction * 100)) + "% of " + std::to_string(total) + " slots";
-    if (fraction > 0.05) line += ", ETA " + format_duration(secs / fraction - secs);
-    draw(line + run_.eta_at(k, fraction));
-  }
-  // Table k is done: the line is cleared for its result.
-  void finished(std::size_t k) {
-    run_.finished_at(k, std::chrono::duration<double>(std::chrono::steady_clock::now() - table_start_).count());
-    check_start_.reset();
-    if (show_) std::fprintf(stderr, "\r\033[K");
-  }
-
- private:
-  void draw(const std::string& what) {
-    if (!show_) return;
-    std::fprintf(stderr, "\r\033[K[%zu/%zu] %s: %s", current_ + 1, names_.size(), names_[current_].c_str(), what.c_str());
-    std::fflush(stderr);
-  }
-
-  bool show_;
-  RunProgress run_;
-  std::vector<std::string> names_;
-  std::size_t current_ = 0;
-  std::mutex mutex_;
-  std::chrono::steady_clock::time_point table_start_, last_;
-  std::optional<std::chrono::steady_clock::time_point> check_start_;
 };
 
 // The table files named: files as given, directories expanded to their *.dtm files (sorted).
@@ -127,10 +65,10 @@ constexpr std::uint64_t kKeepBytes = std::uint64_t{1} << 30;
 // (dir/MATERIAL.dtm) is checked with tables of its own.
 // `cache`: the directory of expanded copies, made at the first table that needs it.
 bool verify_file(const std::filesystem::path& path, tbb::task_arena& arena, gen::TableSet& shared,
-                 std::optional<ScratchDir>& cache, VerifyProgress& progress, std::size_t k) {
-  progress.reading(k);
+                 std::optional<ScratchDir>& cache, TablesProgress& progress, std::size_t k) {
+  progress.start(k);
   auto fail = [&](const std::string& why) {
-    progress.finished(k);
+    progress.finished();
     std::printf("FAIL %s: %s\n", path.string().c_str(), why.c_str());
     std::fflush(stdout);
     return false;
@@ -151,17 +89,26 @@ bool verify_file(const std::filesystem::path& path, tbb::task_arena& arena, gen:
     if (cache->path().empty()) return fail("cannot make a directory for expanded copies: " + cache->error());
     cache_dir = cache->path();
   }
-  for (const gen::Material& dep : deps)
-    if (Status st = tables.load_expanded(path.parent_path(), dep, cache_dir, arena); !st)
-      return fail("needs " + dep.name() + ": " + st.error().message);
+  for (std::size_t j = 0; j < deps.size(); ++j) {
+    progress.phase(reading_dependency(deps, j));
+    if (Status st = tables.load_expanded(path.parent_path(), deps[j], cache_dir, arena); !st)
+      return fail("needs " + deps[j].name() + ": " + st.error().message);
+  }
+  progress.phase("reading it");
   if (!tables.contains(*material))
-    if (Status st = tables.load(path, *material, arena); !st) return fail(st.error().message);
-  const auto report = gen::check_consistency(*tables.find(*material), tables, arena,
-                                             [&](std::uint64_t done, std::uint64_t total) { progress.checking(k, done, total); });
+    if (Status st = tables.load(path, *material, arena, gen::LoadUse::kExact,
+                                [&](std::uint64_t done, std::uint64_t total) {
+                                  progress.slots("rebuilding its other side", done, total, false);
+                                });
+        !st)
+      return fail(st.error().message);
+  const auto report = gen::check_consistency(
+      *tables.find(*material), tables, arena,
+      [&](std::uint64_t done, std::uint64_t total) { progress.slots("checking", done, total, true); });
   if (report.failed)
     return fail(std::to_string(report.failed) + " of " + std::to_string(report.checked) +
                 " positions inconsistent; first: " + report.first_failure);
-  progress.finished(k);
+  progress.finished();
   std::printf("ok   %s: %s, %llu positions consistent\n", path.string().c_str(), material->name().c_str(),
               static_cast<unsigned long long>(report.checked));
   std::fflush(stdout);
@@ -258,7 +205,7 @@ int run_verify(const VerifyOptions& o) {
   std::filesystem::path shared_dir;
   // Expanded copies of one-side tables (gen::expanded_source); removed at the end, or on Ctrl-C.
   std::optional<ScratchDir> cache;
-  VerifyProgress progress(*files, !o.quiet && isatty(STDERR_FILENO));
+  TablesProgress progress(*files, !o.quiet && isatty(STDERR_FILENO));
   for (std::size_t i = 0; i < files->size(); ++i) {
     const std::filesystem::path& f = (*files)[i];
     if (f.parent_path() != shared_dir) {

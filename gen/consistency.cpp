@@ -31,7 +31,7 @@ std::string describe(DtmValue v) {
 }
 
 ConsistencyReport check_consistency(const SolvedTable& table, const TableSet& tables, tbb::task_arena& arena,
-                                    const CheckProgressFn& progress) {
+                                    const SlotProgressFn& progress) {
   constexpr std::uint64_t kChunk = 1 << 14;
   const std::uint64_t per_side = (table.scheme.size() + kChunk - 1) / kChunk;
   std::vector<ConsistencyReport> parts(2 * per_side);

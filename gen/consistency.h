@@ -24,13 +24,11 @@ struct ConsistencyReport {
   std::string first_failure;  // "FEN: stored X, successors give Y"
 };
 
-// Slots checked so far and in all (both sides); called from the worker threads, one chunk at a time.
-using CheckProgressFn = std::function<void(std::uint64_t done, std::uint64_t total)>;
-
 // Checks every stored position of `table` (which must be in `tables`) against its successors, in
-// parallel in `arena`; the report does not depend on the arena's size.
+// parallel in `arena`; the report does not depend on the arena's size. `progress` counts the slots
+// of both sides.
 [[nodiscard]] ConsistencyReport check_consistency(const SolvedTable& table, const TableSet& tables, tbb::task_arena& arena,
-                                                  const CheckProgressFn& progress = {});
+                                                  const SlotProgressFn& progress = {});
 
 // "win in 7 plies", "loss in 0 plies", "draw", "illegal".
 [[nodiscard]] std::string describe(DtmValue v);

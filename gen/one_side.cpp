@@ -1,6 +1,7 @@
 #include "gen/one_side.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cassert>
 
 #include <tbb/blocked_range.h>
@@ -249,12 +250,16 @@ StoredValues stored_values(const SolvedTable& table, const StoredSide& stored, t
 }
 
 void expand_table(SolvedTable& table, Color stored, bool capture_resolved, const TableSet& subtables,
-                  tbb::task_arena& arena) {
+                  tbb::task_arena& arena, const SlotProgressFn& progress) {
   const IndexScheme& scheme = table.scheme;
   std::vector<DtmValue>& mine = table.values[index_of(stored)];
   std::vector<DtmValue>& other = table.values[index_of(~stored)];
   const std::uint64_t n = scheme.size();
   other.assign(n, DtmValue::illegal());
+  std::atomic<std::uint64_t> done{0};
+  auto report = [&](std::uint64_t slots) {
+    if (progress) progress(done.fetch_add(slots, std::memory_order_relaxed) + slots, 2 * n);
+  };
   // Pass 1: the stored side's exact values (mate and stalemate from the board; capture-resolved
   // values raised to their best conversion).
   for_chunks(arena, n, [&](std::uint64_t first, std::uint64_t last) {
@@ -268,6 +273,7 @@ void expand_table(SolvedTable& table, Color stored, bool capture_resolved, const
       if (!conv.any_move) mine[i] = in_check(b) ? DtmValue::loss_in_plies(0) : DtmValue::draw();
       else if (capture_resolved && conv.best) mine[i] = better_of(mine[i], *conv.best);
     }
+    report(last - first);
   });
   // Pass 2: the other side, from the stored side's exact values.
   const bool symmetric = table.material().is_symmetric();
@@ -291,6 +297,7 @@ void expand_table(SolvedTable& table, Color stored, bool capture_resolved, const
       });
       other[i] = best ? *best : in_check(b) ? DtmValue::loss_in_plies(0) : DtmValue::draw();
     }
+    report(last - first);
   });
 }
 

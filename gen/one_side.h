@@ -101,7 +101,8 @@ struct StoredValues {
 // stored-side positions; captures and promotions are looked up in `subtables`, which must hold
 // every table `table` converts into; en passant as with_en_passant). A symmetric material's other
 // side is the stored side colour-flipped. Parallel in `arena`; the result is the same for any size.
+// `progress` counts the slots of both passes.
 void expand_table(SolvedTable& table, chess::Color stored, bool capture_resolved, const TableSet& subtables,
-                  tbb::task_arena& arena);
+                  tbb::task_arena& arena, const SlotProgressFn& progress = {});
 
 }  // namespace tbkit::gen

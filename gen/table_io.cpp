@@ -83,7 +83,7 @@ Status write_solved_table(const std::filesystem::path& path, const SolvedTable& 
 }
 
 Status TableSet::load(const std::filesystem::path& path, const Material& expected, tbb::task_arena& arena,
-                      LoadUse use) {
+                      LoadUse use, const SlotProgressFn& rebuilding) {
   auto file = formats::TableFile::open(path);
   if (!file) return file.error();
   auto table = std::make_shared<SolvedTable>(expected);
@@ -139,7 +139,8 @@ Status TableSet::load(const std::filesystem::path& path, const Material& expecte
   });
   for (const Status& st : errors)
     if (!st) return st;
-  if (one_side || file->capture_resolved()) expand_table(*table, file->stored_side(), file->capture_resolved(), *this, arena);
+  if (one_side || file->capture_resolved())
+    expand_table(*table, file->stored_side(), file->capture_resolved(), *this, arena, rebuilding);
   add(std::move(table));
   return {};
 }

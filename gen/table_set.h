@@ -3,7 +3,9 @@
 #pragma once
 
 #include <array>
+#include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -40,6 +42,10 @@ void resize_on_huge_pages(std::vector<DtmValue>& values, std::size_t n);
 // The board with colours swapped and ranks mirrored (same game value for the side to move).
 [[nodiscard]] Board color_flipped(const Board& b);
 
+// Slots done so far and in all, reported by long passes over a table (a rebuild, a check); called
+// from the worker threads, one chunk at a time.
+using SlotProgressFn = std::function<void(std::uint64_t done, std::uint64_t total)>;
+
 // What a loaded table is for. kProbeOnly: only probed at legal positions (a dependency of a table
 // being made), so a file storing both sides exactly is copied in as stored, its unused slots not
 // marked illegal (that pass decodes every slot: seconds for a 5-piece table).
@@ -52,8 +58,9 @@ class TableSet {
   // stored) is expanded with expand_table (gen/one_side.h), in `arena`, and needs every table it
   // converts into already in the set (else kUnavailable naming it). Errors as
   // formats::TableFile::open/values, plus kCorrupt when the header does not match the material.
+  // `rebuilding` reports the expansion of a version-3 file.
   [[nodiscard]] Status load(const std::filesystem::path& path, const Material& expected, tbb::task_arena& arena,
-                            LoadUse use = LoadUse::kExact);
+                            LoadUse use = LoadUse::kExact, const SlotProgressFn& rebuilding = {});
   // Loads dir/MATERIAL.dtm, first loading from `dir` (recursively) the tables a version-3 file
   // needs; tables already in the set are kept, and every table read stays: for small sets (tests,
   // tools). Errors as load().

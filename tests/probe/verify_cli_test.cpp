@@ -85,13 +85,34 @@ TEST_CASE("verify shows each table's place, phase and ETA on a terminal, and -q 
   const auto shown = tbkit::testing::run_tbkit_on_terminal(args);
   INFO(shown.err);
   CHECK(shown.exit_code == 0);
-  CHECK_THAT(shown.err, Catch::Contains("[1/3] KQvK: reading it and the tables it converts into"));
+  CHECK_THAT(shown.err, Catch::Contains("[1/3] KQvK: reading it"));
+  CHECK_THAT(shown.err, Catch::Contains("[3/3] KPvK: reading KBvK (1 of 4 it converts into)"));
+  CHECK_THAT(shown.err, Catch::Contains("[3/3] KPvK: rebuilding its other side, 100% of "));
   CHECK_THAT(shown.err, Catch::Contains("[3/3] KPvK: checking, 100% of "));
   // After the first table, the run's ETA (measured on it) shows.
   const auto second = shown.err.find("[2/3] KRvK: ");
   REQUIRE(second != std::string::npos);
   CHECK(shown.err.find("; run ETA ", second) != std::string::npos);
   // The line is cleared at the end (the results go to stdout).
+  CHECK(shown.err.size() >= 4);
+  CHECK(shown.err.substr(shown.err.size() - 4) == "\r\033[K");
+
+  args.push_back("-q");
+  const auto quiet = tbkit::testing::run_tbkit_on_terminal(args);
+  CHECK(quiet.exit_code == 0);
+  CHECK(quiet.err.empty());
+}
+
+TEST_CASE("stats shows its phase on a terminal, and -q silences it", "[probe][cli]") {
+  std::vector<std::string> args = {"stats", "KRvKP", "-d", TBKIT_TEST_TABLES_DIR};
+  const auto shown = tbkit::testing::run_tbkit_on_terminal(args);
+  INFO(shown.err);
+  CHECK(shown.exit_code == 0);
+  // KRvKP converts into KBvK, KNvK, KPvK, KQvK, KQvKR, KRvK, KRvKB, KRvKN and KRvKR.
+  CHECK_THAT(shown.err, Catch::Contains("KRvKP: reading KPvK (3 of 9 it converts into)"));
+  CHECK_THAT(shown.err, Catch::Contains("KRvKP: rebuilding its other side, 100% of "));
+  CHECK_THAT(shown.err, Catch::Contains("KRvKP: counting"));
+  CHECK(shown.err.find("[1/1]") == std::string::npos);  // one table: no place in a run
   CHECK(shown.err.size() >= 4);
   CHECK(shown.err.substr(shown.err.size() - 4) == "\r\033[K");
 
