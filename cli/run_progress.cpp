@@ -166,8 +166,10 @@ void TablesProgress::phase(const std::string& what) {
 
 void TablesProgress::slots(const std::string& what, std::uint64_t done, std::uint64_t total, bool file_share) {
   if (!show_) return;
-  const std::unique_lock lock(mutex_, std::try_to_lock);
-  if (!lock) return;
+  // Another worker drawing: skip this update, but never the last (done reaches total once).
+  std::unique_lock lock(mutex_, std::try_to_lock);
+  if (!lock && done < total) return;
+  if (!lock) lock.lock();
   const auto now = std::chrono::steady_clock::now();
   if (what != phase_) {
     phase_ = what;
