@@ -77,47 +77,43 @@ TEST_CASE("verify and stats interrupted leave no expanded copies behind", "[prob
   fs::remove_all(dir);
 }
 
-TEST_CASE("verify shows each table's place, phase and ETA on a terminal, and -q silences it", "[probe][cli]") {
-  const std::string dir = TBKIT_TEST_TABLES_DIR;
-  const std::vector<std::string> files = {dir + "/KQvK.dtm", dir + "/KRvK.dtm", dir + "/KPvK.dtm"};
-  std::vector<std::string> args = {"verify", "-t", "1"};
-  args.insert(args.end(), files.begin(), files.end());
+namespace {
+
+// Runs `tbkit ARGS` with stderr on a terminal and checks that it succeeds, draws every line part
+// in `parts` and clears its line at the end (the results go to stdout); then that with -q it draws
+// nothing. Returns what the terminal showed the first time.
+std::string check_progress_line(std::vector<std::string> args, const std::vector<std::string>& parts) {
   const auto shown = tbkit::testing::run_tbkit_on_terminal(args);
   INFO(shown.err);
   CHECK(shown.exit_code == 0);
-  CHECK_THAT(shown.err, Catch::Contains("[1/3] KQvK: reading it"));
-  CHECK_THAT(shown.err, Catch::Contains("[3/3] KPvK: reading KBvK (1 of 4 it converts into)"));
-  CHECK_THAT(shown.err, Catch::Contains("[3/3] KPvK: rebuilding its other side, 100% of "));
-  CHECK_THAT(shown.err, Catch::Contains("[3/3] KPvK: checking, 100% of "));
-  // After the first table, the run's ETA (measured on it) shows.
-  const auto second = shown.err.find("[2/3] KRvK: ");
-  REQUIRE(second != std::string::npos);
-  CHECK(shown.err.find("; run ETA ", second) != std::string::npos);
-  // The line is cleared at the end (the results go to stdout).
+  for (const auto& part : parts) CHECK_THAT(shown.err, Catch::Contains(part));
   CHECK(shown.err.size() >= 4);
   CHECK(shown.err.substr(shown.err.size() - 4) == "\r\033[K");
-
   args.push_back("-q");
   const auto quiet = tbkit::testing::run_tbkit_on_terminal(args);
   CHECK(quiet.exit_code == 0);
   CHECK(quiet.err.empty());
+  return shown.err;
+}
+
+}  // namespace
+
+TEST_CASE("verify shows each table's place, phase and ETA on a terminal, and -q silences it", "[probe][cli]") {
+  const std::string dir = TBKIT_TEST_TABLES_DIR;
+  const std::string shown = check_progress_line({"verify", "-t", "1", dir + "/KQvK.dtm", dir + "/KRvK.dtm", dir + "/KPvK.dtm"},
+                                                {"[1/3] KQvK: reading it", "[3/3] KPvK: reading KBvK (1 of 4 it converts into)",
+                                                 "[3/3] KPvK: rebuilding its other side, 100% of ",
+                                                 "[3/3] KPvK: checking, 100% of "});
+  // After the first table, the run's ETA (measured on it) shows.
+  const auto second = shown.find("[2/3] KRvK: ");
+  REQUIRE(second != std::string::npos);
+  CHECK(shown.find("; run ETA ", second) != std::string::npos);
 }
 
 TEST_CASE("stats shows its phase on a terminal, and -q silences it", "[probe][cli]") {
-  std::vector<std::string> args = {"stats", "KRvKP", "-d", TBKIT_TEST_TABLES_DIR};
-  const auto shown = tbkit::testing::run_tbkit_on_terminal(args);
-  INFO(shown.err);
-  CHECK(shown.exit_code == 0);
   // KRvKP converts into KBvK, KNvK, KPvK, KQvK, KQvKR, KRvK, KRvKB, KRvKN and KRvKR.
-  CHECK_THAT(shown.err, Catch::Contains("KRvKP: reading KPvK (3 of 9 it converts into)"));
-  CHECK_THAT(shown.err, Catch::Contains("KRvKP: rebuilding its other side, 100% of "));
-  CHECK_THAT(shown.err, Catch::Contains("KRvKP: counting"));
-  CHECK(shown.err.find("[1/1]") == std::string::npos);  // one table: no place in a run
-  CHECK(shown.err.size() >= 4);
-  CHECK(shown.err.substr(shown.err.size() - 4) == "\r\033[K");
-
-  args.push_back("-q");
-  const auto quiet = tbkit::testing::run_tbkit_on_terminal(args);
-  CHECK(quiet.exit_code == 0);
-  CHECK(quiet.err.empty());
+  const std::string shown = check_progress_line(
+      {"stats", "KRvKP", "-d", TBKIT_TEST_TABLES_DIR},
+      {"KRvKP: reading KPvK (3 of 9 it converts into)", "KRvKP: rebuilding its other side, 100% of ", "KRvKP: counting"});
+  CHECK(shown.find("[1/1]") == std::string::npos);  // one table: no place in a run
 }
