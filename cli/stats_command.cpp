@@ -1,7 +1,6 @@
 // tbkit stats: per side to move, legal/win/draw/loss counts and the longest win of a table.
 #include <unistd.h>
 
-#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -56,8 +55,7 @@ int run_stats(const StatsOptions& o) {
   std::optional<ScratchDir> cache;
   if (file->format_version() >= 3 || file->capture_resolved()) {
     const std::vector<gen::Material> deps = material.conversions();
-    if (std::any_of(deps.begin(), deps.end(),
-                    [&](const gen::Material& d) { return gen::read_through_copy(path.parent_path(), d); })) {
+    if (gen::needs_expanded_copies(path.parent_path(), deps)) {
       cache.emplace("tbkit-expanded");
       if (cache->path().empty()) return fail(make_error(ErrorCode::kIo, "stats: " + cache->error()));
     }

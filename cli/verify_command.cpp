@@ -83,8 +83,7 @@ bool verify_file(const std::filesystem::path& path, tbb::task_arena& arena, gen:
   gen::TableSet& tables = canonical ? shared : own;
   const std::vector<gen::Material> deps = material->conversions();
   std::filesystem::path cache_dir;  // unused when no dependency is read through a copy
-  if (std::any_of(deps.begin(), deps.end(),
-                  [&](const gen::Material& d) { return gen::read_through_copy(path.parent_path(), d); })) {
+  if (gen::needs_expanded_copies(path.parent_path(), deps)) {
     if (!cache) cache.emplace("tbkit-expanded");
     if (cache->path().empty()) return fail("cannot make a directory for expanded copies: " + cache->error());
     cache_dir = cache->path();

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <array>
+#include <cassert>
 #include <cstdint>
 #include <vector>
 
@@ -141,6 +142,31 @@ class IndexScheme {
   std::vector<std::array<std::uint8_t, 2>> pair_squares_;  // canonical (white king, black king)
   std::vector<std::int16_t> pair_index_;                   // [wk*64+bk] of canonical pairs, -1 otherwise
   std::vector<std::uint8_t> pair_transform_;               // [wk*64+bk] symmetry making the pair canonical
+};
+
+// The boards of one side's slots, asked for in increasing order (gaps allowed): within a span of
+// last_span() slots only the last man moves, so he is placed (place_last) rather than the whole
+// board decoded.
+class SlotBoards {
+ public:
+  SlotBoards(const IndexScheme& scheme, chess::Color side) : scheme_(scheme), side_(side), span_(scheme.last_span()) {}
+  // The board of slot i, or null for an unused slot.
+  const Board* at(std::uint64_t i) {
+    if (!(valid_ && span_ && i >= first_ && i - first_ < span_ && scheme_.place_last(i - first_, b_))) {
+      valid_ = scheme_.decode(i, side_, b_);
+      if (span_) first_ = i - i % span_;
+    }
+    assert(!valid_ || b_ == [&] { Board d; return scheme_.decode(i, side_, d) ? d : Board{}; }());
+    return valid_ ? &b_ : nullptr;
+  }
+
+ private:
+  const IndexScheme& scheme_;
+  chess::Color side_;
+  std::uint64_t span_;
+  std::uint64_t first_ = 0;
+  bool valid_ = false;  // b_ is the board of a slot in [first_, first_ + span_)
+  Board b_;
 };
 
 // Applies symmetry t (bit 0 file mirror, bit 1 rank mirror, bit 2 diagonal swap, in that order).

@@ -27,30 +27,6 @@ void for_chunks(tbb::task_arena& arena, std::uint64_t n, F&& f) {
   });
 }
 
-// The boards of one side's slots, asked for in increasing order: within a span of last_span()
-// slots only the last man moves, so he is placed rather than the whole board decoded.
-class SlotBoards {
- public:
-  SlotBoards(const IndexScheme& scheme, Color side) : scheme_(scheme), side_(side), span_(scheme.last_span()) {}
-  // The board of slot i, or null for an unused slot.
-  const Board* at(std::uint64_t i) {
-    if (!(valid_ && span_ && i >= first_ && i - first_ < span_ && scheme_.place_last(i - first_, b_))) {
-      valid_ = scheme_.decode(i, side_, b_);
-      if (span_) first_ = i - i % span_;
-    }
-    assert(!valid_ || b_ == [&] { Board d; return scheme_.decode(i, side_, d) ? d : Board{}; }());
-    return valid_ ? &b_ : nullptr;
-  }
-
- private:
-  const IndexScheme& scheme_;
-  Color side_;
-  std::uint64_t span_;
-  std::uint64_t first_ = 0;
-  bool valid_ = false;  // b_ is the board of a slot in [first_, first_ + span_)
-  Board b_;
-};
-
 SlotFreedom freedom_of(const TableSet& subtables, const Board& b, DtmValue exact) {
   const Conversions conv = conversions_of(subtables, b);
   // Mate and stalemate: the reader sees them on the board; storing a value no better than the

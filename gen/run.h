@@ -111,10 +111,11 @@ struct TableSummary {
 // Writes cache/M.dtm, the expanded copy of a solved table (tmp + rename).
 [[nodiscard]] Status write_expanded_copy(const std::filesystem::path& cache, const SolvedTable& table,
                                          const std::string& generator, std::int64_t created, tbb::task_arena& arena);
-// True when expanded_source(dir, m, ...) reads `m` through an expanded copy rather than from its
-// own file: the file stores one side or capture-resolved values, and `m` converts into other
-// tables. False for a file that cannot be opened (its reader reports it). Needs no cache directory.
-[[nodiscard]] bool read_through_copy(const std::filesystem::path& dir, const Material& m);
+// True when expanded_source(dir, m, ...) reads one of `tables` through an expanded copy rather than
+// from its own file (one storing one side or capture-resolved values, of a table converting into
+// others). A file that cannot be opened counts as none (its reader reports it). Needs no cache
+// directory.
+[[nodiscard]] bool needs_expanded_copies(const std::filesystem::path& dir, const std::vector<Material>& tables);
 // True when expanded_source(dir, m, cache) has nothing to make.
 [[nodiscard]] bool expanded_source_ready(const std::filesystem::path& dir, const Material& m,
                                          const std::filesystem::path& cache, tbb::task_arena& arena);

@@ -464,19 +464,12 @@ std::shared_ptr<SolvedTable> Solver::run() {
       for_each_chunk_of_side([&](std::uint64_t first, std::uint64_t last) {
         if (!chunk_may_hold(side, first, ply)) return;
         std::uint64_t local = 0;
-        const std::uint64_t span = scheme_.last_span();
-        std::uint64_t span_first = last;  // no board yet
-        Board b;
+        SlotBoards boards(scheme_, Color(side));
         for (std::uint64_t i = next_at(side, first, last, target); i < last; i = next_at(side, i + 1, last, target)) {
           ++local;
-          // Within a span only the last man moves: place it instead of decoding the whole board.
-          if (i < span_first || i >= span_first + span || !scheme_.place_last(i - span_first, b)) {
-            [[maybe_unused]] const bool ok = scheme_.decode(i, Color(side), b);
-            assert(ok);
-            if (span) span_first = i - i % span;
-          }
-          assert(b == [&] { Board d; return scheme_.decode(i, Color(side), d) ? d : Board{}; }());
-          propagate(side, i, b, ply);
+          const Board* b = boards.at(i);
+          assert(b);
+          propagate(side, i, *b, ply);
         }
         found.fetch_add(local, std::memory_order_relaxed);
       });

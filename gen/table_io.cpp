@@ -1,6 +1,7 @@
 // Table files <-> SolvedTable: parallel writing (blocks compressed with TBB) and loading.
 #include <tbb/parallel_for.h>
 
+#include <algorithm>
 #include <system_error>
 
 #include "formats/table_file.h"
@@ -18,6 +19,11 @@ namespace {
 // True when `file` holds both sides exactly: read alone, it needs no other table.
 bool stores_both_exactly(const formats::TableFile& file) {
   return file.stores(Color::kWhite) && file.stores(Color::kBlack) && !file.capture_resolved();
+}
+
+// True when m's `file` is read as it is (expanded_source): it needs no other table.
+bool read_alone(const formats::TableFile& file, const Material& m) {
+  return stores_both_exactly(file) || m.conversions().empty();
 }
 
 // Expanded copies are written for speed: zstd level 1, both sides (format version 2).
@@ -166,7 +172,7 @@ Result<Source> find_source(const std::filesystem::path& dir, const Material& m, 
                            tbb::task_arena& arena) {
   auto file = formats::TableFile::open(table_path(dir, m));
   if (!file) return file.error();
-  if (stores_both_exactly(*file) || m.conversions().empty()) return Source::kFile;
+  if (read_alone(*file, m)) return Source::kFile;
   const std::filesystem::path copy = table_path(cache, m);
   if (!is_valid_table(copy, m, arena)) return Source::kToMake;
   auto copied = formats::TableFile::open(copy);
@@ -196,10 +202,12 @@ Result<std::shared_ptr<const SolvedTable>> make_expanded_copy(const std::filesys
 
 }  // namespace
 
-bool read_through_copy(const std::filesystem::path& dir, const Material& m) {
-  if (m.conversions().empty()) return false;
-  auto file = formats::TableFile::open(table_path(dir, m));
-  return file && !stores_both_exactly(*file);
+bool needs_expanded_copies(const std::filesystem::path& dir, const std::vector<Material>& tables) {
+  return std::any_of(tables.begin(), tables.end(), [&](const Material& m) {
+    if (m.conversions().empty()) return false;
+    auto file = formats::TableFile::open(table_path(dir, m));
+    return file && !read_alone(*file, m);
+  });
 }
 
 bool expanded_source_ready(const std::filesystem::path& dir, const Material& m, const std::filesystem::path& cache,
