@@ -124,6 +124,11 @@ std::optional<double> RunProgress::seconds_left_at(std::size_t current, double f
   return elapsed * left / done;
 }
 
+std::optional<double> RunProgress::expected_seconds_at(std::size_t k) const {
+  if (k >= plan_.size() || measured_.empty()) return std::nullopt;
+  return double(slots_[k]) * weight({plan_[k].men(), plan_[k].has_pawns()});
+}
+
 std::string RunProgress::eta(const gen::Material& m, double fraction) const { return eta_at(position(m), fraction); }
 
 std::string RunProgress::eta_at(std::size_t k, double fraction) const {
@@ -155,13 +160,14 @@ void TablesProgress::start(std::size_t k) {
   current_ = k;
   file_start_ = std::chrono::steady_clock::now();
   phase_.clear();
+  lead_ = 0;
 }
 
 void TablesProgress::phase(const std::string& what) {
   const std::lock_guard lock(mutex_);
   phase_ = what;
   phase_start_ = std::chrono::steady_clock::now();
-  draw(what, 0);
+  draw(what, std::nullopt);
 }
 
 void TablesProgress::slots(const std::string& what, std::uint64_t done, std::uint64_t total, bool file_share) {
@@ -181,7 +187,14 @@ void TablesProgress::slots(const std::string& what, std::uint64_t done, std::uin
   const double secs = std::chrono::duration<double>(now - phase_start_).count();
   std::string line = what + ", " + std::to_string(int(fraction * 100)) + "% of " + std::to_string(total) + " slots";
   if (fraction > 0.05) line += ", ETA " + format_duration(secs / fraction - secs);
-  draw(line, file_share ? fraction : 0);
+  draw(line, file_share ? std::optional(fraction) : std::nullopt);
+}
+
+gen::RebuildProgressFn TablesProgress::expanding(const std::string& what) {
+  if (!show_) return {};
+  return [this, what](const gen::Material& m, std::uint64_t done, std::uint64_t total) {
+    slots(what + ", expanding " + m.name(), done, total, false);
+  };
 }
 
 void TablesProgress::finished() {
@@ -191,14 +204,22 @@ void TablesProgress::finished() {
   if (show_) std::fprintf(stderr, "\r\033[K");
 }
 
-// Called with mutex_ held. `fraction`: of the file done, for the run's ETA.
-void TablesProgress::draw(const std::string& what, double fraction) {
+// Called with mutex_ held.
+void TablesProgress::draw(const std::string& what, std::optional<double> fraction) {
   if (!show_) return;
   last_ = std::chrono::steady_clock::now();
+  // The file's share done, for the run's ETA: by time until its last long phase, which then
+  // counts for the rest.
+  if (!fraction) {
+    const auto expected = run_.expected_seconds_at(current_);
+    const double spent = std::chrono::duration<double>(last_ - file_start_).count();
+    lead_ = expected && *expected > 0 ? std::min(0.9, spent / *expected) : 0;
+  }
+  const double file_fraction = fraction ? lead_ + (1 - lead_) * *fraction : lead_;
   const std::string place =
       names_.size() > 1 ? "[" + std::to_string(current_ + 1) + "/" + std::to_string(names_.size()) + "] " : "";
   std::fprintf(stderr, "\r\033[K%s%s: %s%s", place.c_str(), names_[current_].c_str(), what.c_str(),
-               run_.eta_at(current_, fraction).c_str());
+               run_.eta_at(current_, file_fraction).c_str());
   std::fflush(stderr);
 }
 

@@ -49,6 +49,9 @@ class RunProgress {
   // or made, or when nothing is left.
   [[nodiscard]] std::optional<double> seconds_left(const gen::Material& m, double fraction, double elapsed) const;
   [[nodiscard]] std::optional<double> seconds_left_at(std::size_t k, double fraction, double elapsed) const;
+  // Seconds the table at place k should take, at the rate measured on the tables finished so far
+  // (its kind's, or borrowed as for seconds_left); none before the first is finished.
+  [[nodiscard]] std::optional<double> expected_seconds_at(std::size_t k) const;
   // "; run ETA 1h 05m" (seconds_left on the clock since construction), or "".
   [[nodiscard]] std::string eta(const gen::Material& m, double fraction) const;
   [[nodiscard]] std::string eta_at(std::size_t k, double fraction) const;
@@ -73,7 +76,8 @@ class RunProgress {
 // stderr, drawn only when `show` (stderr a terminal, no -q): "[k/N] MATERIAL: " (the place only
 // for several files), then the current phase, with the share of slots done and an ETA for phases
 // that count slots, and the run's ETA (RunProgress: index slots times the seconds per slot of the
-// files done so far).
+// files done so far). Before its last long phase, a file counts as done by the time spent on it
+// against the time it should take (up to 90%); that phase then counts for the rest.
 class TablesProgress {
  public:
   TablesProgress(const std::vector<std::filesystem::path>& files, bool show);
@@ -85,11 +89,15 @@ class TablesProgress {
   // draws at most every 200 ms (and at the end). `file_share`: the phase's share stands for the
   // file's in the run's ETA (its last long phase); other phases count as none of it done.
   void slots(const std::string& what, std::uint64_t done, std::uint64_t total, bool file_share);
+  // For a load that may expand tables first: each expansion as slots() within phase `what`
+  // ("reading KRRvKR (3 of 9 it converts into), expanding KRRvK, 45% of N slots, ETA 12 s").
+  [[nodiscard]] gen::RebuildProgressFn expanding(const std::string& what);
   // The current file is done: the line is cleared for its result.
   void finished();
 
  private:
-  void draw(const std::string& what, double fraction);
+  // `fraction`: of the last long phase (file_share), else none.
+  void draw(const std::string& what, std::optional<double> fraction);
 
   bool show_;
   RunProgress run_;
@@ -98,6 +106,7 @@ class TablesProgress {
   std::mutex mutex_;
   std::chrono::steady_clock::time_point file_start_, phase_start_, last_;
   std::string phase_;
+  double lead_ = 0;  // the file's share counted as done before its last long phase
 };
 
 // The phase of reading deps[j]: "reading KRRvKR (3 of 9 it converts into)".

@@ -89,8 +89,11 @@ bool verify_file(const std::filesystem::path& path, tbb::task_arena& arena, gen:
     cache_dir = cache->path();
   }
   for (std::size_t j = 0; j < deps.size(); ++j) {
-    progress.phase(reading_dependency(deps, j));
-    if (Status st = tables.load_expanded(path.parent_path(), deps[j], cache_dir, arena); !st)
+    const std::string reading = reading_dependency(deps, j);
+    progress.phase(reading);
+    if (Status st = tables.load_expanded(path.parent_path(), deps[j], cache_dir, arena, gen::LoadUse::kExact,
+                                         progress.expanding(reading));
+        !st)
       return fail("needs " + deps[j].name() + ": " + st.error().message);
   }
   progress.phase("reading it");

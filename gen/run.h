@@ -105,9 +105,11 @@ struct TableSummary {
 // The file to read `m` from alone: dir/M.dtm when it stores both sides exactly or `m` converts
 // into nothing; else cache/M.dtm, made first when missing or invalid (after the copies of the
 // tables `m` converts into, recursively; only `m` and those tables are held while it is made).
-// Errors: those of reading the tables (naming the file), kIo when a copy cannot be written.
+// `rebuilding` reports the expansion of each copy made. Errors: those of reading the tables (naming
+// the file), kIo when a copy cannot be written.
 [[nodiscard]] Result<std::filesystem::path> expanded_source(const std::filesystem::path& dir, const Material& m,
-                                                            const std::filesystem::path& cache, tbb::task_arena& arena);
+                                                            const std::filesystem::path& cache, tbb::task_arena& arena,
+                                                            const RebuildProgressFn& rebuilding = {});
 // Writes cache/M.dtm, the expanded copy of a solved table (tmp + rename).
 [[nodiscard]] Status write_expanded_copy(const std::filesystem::path& cache, const SolvedTable& table,
                                          const std::string& generator, std::int64_t created, tbb::task_arena& arena);

@@ -179,22 +179,31 @@ Result<Source> find_source(const std::filesystem::path& dir, const Material& m, 
   return copied && stores_both_exactly(*copied) ? Source::kCopy : Source::kToMake;
 }
 
+// `rebuilding` for the expansion of m (nothing when there is nobody to tell).
+SlotProgressFn rebuild_progress(const RebuildProgressFn& rebuilding, const Material& m) {
+  if (!rebuilding) return {};
+  return [&rebuilding, m](std::uint64_t done, std::uint64_t total) { rebuilding(m, done, total); };
+}
+
 // Makes cache/M.dtm from dir/M.dtm: the sources of the tables m converts into first (each made,
 // and released, in turn), then only those tables and m are held. Returns m, exact.
 Result<std::shared_ptr<const SolvedTable>> make_expanded_copy(const std::filesystem::path& dir, const Material& m,
                                                               const std::filesystem::path& cache,
-                                                              tbb::task_arena& arena) {
+                                                              tbb::task_arena& arena,
+                                                              const RebuildProgressFn& rebuilding) {
   const std::vector<Material> deps = m.conversions();
   std::vector<std::filesystem::path> sources;
   for (const Material& d : deps) {
-    auto source = expanded_source(dir, d, cache, arena);
+    auto source = expanded_source(dir, d, cache, arena, rebuilding);
     if (!source) return source.error();
     sources.push_back(*source);
   }
   TableSet set;
   for (std::size_t i = 0; i < deps.size(); ++i)
-    if (Status st = set.load(sources[i], deps[i], arena); !st) return st.error();
-  if (Status st = set.load(table_path(dir, m), m, arena); !st) return st.error();
+    if (Status st = set.load(sources[i], deps[i], arena, LoadUse::kExact, rebuild_progress(rebuilding, deps[i])); !st)
+      return st.error();
+  if (Status st = set.load(table_path(dir, m), m, arena, LoadUse::kExact, rebuild_progress(rebuilding, m)); !st)
+    return st.error();
   std::shared_ptr<const SolvedTable> table = set.shared(m);
   if (Status st = write_expanded_copy(cache, *table, "tbkit expanded copy", 0, arena); !st) return st.error();
   return table;
@@ -217,12 +226,13 @@ bool expanded_source_ready(const std::filesystem::path& dir, const Material& m, 
 }
 
 Result<std::filesystem::path> expanded_source(const std::filesystem::path& dir, const Material& m,
-                                              const std::filesystem::path& cache, tbb::task_arena& arena) {
+                                              const std::filesystem::path& cache, tbb::task_arena& arena,
+                                              const RebuildProgressFn& rebuilding) {
   auto source = find_source(dir, m, cache, arena);
   if (!source) return source.error();
   if (*source == Source::kFile) return table_path(dir, m);
   if (*source == Source::kToMake)
-    if (auto made = make_expanded_copy(dir, m, cache, arena); !made) return made.error();
+    if (auto made = make_expanded_copy(dir, m, cache, arena, rebuilding); !made) return made.error();
   return table_path(cache, m);
 }
 
@@ -236,18 +246,21 @@ Status write_expanded_copy(const std::filesystem::path& cache, const SolvedTable
 }
 
 Status TableSet::load_expanded(const std::filesystem::path& dir, const Material& material,
-                               const std::filesystem::path& cache, tbb::task_arena& arena, LoadUse use) {
+                               const std::filesystem::path& cache, tbb::task_arena& arena, LoadUse use,
+                               const RebuildProgressFn& rebuilding) {
   if (contains(material)) return {};
   auto source = find_source(dir, material, cache, arena);
   if (!source) return source.error();
   if (*source == Source::kToMake) {
     // Kept as made rather than read back from the copy just written.
-    auto made = make_expanded_copy(dir, material, cache, arena);
+    auto made = make_expanded_copy(dir, material, cache, arena, rebuilding);
     if (!made) return made.error();
     add(std::move(*made));
     return {};
   }
-  return load(table_path(*source == Source::kFile ? dir : cache, material), material, arena, use);
+  // A one-side file read alone is expanded by load itself.
+  return load(table_path(*source == Source::kFile ? dir : cache, material), material, arena, use,
+              rebuild_progress(rebuilding, material));
 }
 
 }  // namespace tbkit::gen

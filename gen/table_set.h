@@ -45,6 +45,8 @@ void resize_on_huge_pages(std::vector<DtmValue>& values, std::size_t n);
 // Slots done so far and in all, reported by long passes over a table (a rebuild, a check); called
 // from the worker threads, one chunk at a time.
 using SlotProgressFn = std::function<void(std::uint64_t done, std::uint64_t total)>;
+// The same for the rebuild of `table`, one of the tables a read needs expanded first.
+using RebuildProgressFn = std::function<void(const Material& table, std::uint64_t done, std::uint64_t total)>;
 
 // What a loaded table is for. kProbeOnly: only probed at legal positions (a dependency of a table
 // being made), so a file storing both sides exactly is copied in as stored, its unused slots not
@@ -67,10 +69,13 @@ class TableSet {
   [[nodiscard]] Status load_with_dependencies(const std::filesystem::path& dir, const Material& material,
                                               tbb::task_arena& arena);
   // Loads `material` (unless held) from expanded_source(dir, material, cache) (gen/run.h): from a
-  // file read alone, so the set gains this table only. Errors as expanded_source and load().
+  // file read alone, so the set gains this table only. `rebuilding` reports each expansion on the
+  // way: the copies made (this table's or, first, those of tables it converts into) and the load
+  // of a one-side file read alone. Errors as
+  // expanded_source and load().
   [[nodiscard]] Status load_expanded(const std::filesystem::path& dir, const Material& material,
                                      const std::filesystem::path& cache, tbb::task_arena& arena,
-                                     LoadUse use = LoadUse::kExact);
+                                     LoadUse use = LoadUse::kExact, const RebuildProgressFn& rebuilding = {});
   [[nodiscard]] const SolvedTable* find(const Material& normalized) const;
   [[nodiscard]] bool contains(const Material& normalized) const { return find(normalized) != nullptr; }
   // The held table of `normalized`, shared (null when absent): it outlives the set.

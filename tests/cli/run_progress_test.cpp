@@ -71,6 +71,20 @@ TEST_CASE("Run progress: tables left are weighed by the seconds per slot of thei
   CHECK_FALSE(run.seconds_left(material("KRPvKR"), 1.0, 200.0));
 }
 
+TEST_CASE("Run progress: a table's expected time follows the rate of its kind", "[cli][progress]") {
+  RunProgress run({material("KQvKR"), material("KRvKP"), material("KQRvKR")}, {100, 100, 1000});
+  CHECK_FALSE(run.expected_seconds_at(1));  // nothing measured yet
+  run.finished(made("KQvKR", 1.0));          // 0.01 s a slot
+  const auto pawns = run.expected_seconds_at(1), five = run.expected_seconds_at(2);
+  REQUIRE(pawns);
+  REQUIRE(five);
+  CHECK(*pawns == Approx(1.0));  // no pawn table measured: the nearest kind's rate
+  CHECK(*five == Approx(10.0));
+  run.finished(made("KRvKP", 3.0));
+  CHECK(*run.expected_seconds_at(1) == Approx(3.0));
+  CHECK_FALSE(run.expected_seconds_at(3));  // no such place
+}
+
 TEST_CASE("Run progress: a kind with no relative measured borrows the run's average", "[cli][progress]") {
   RunProgress run({material("KQvKR"), material("KRvKP")}, {100, 100});
   run.finished(made("KQvKR", 2.0));
