@@ -90,6 +90,13 @@ const char* kKindNames[kKinds] = {"win", "loss", "other"};
 struct Tally {
   int sampled[kKinds] = {};
   int confirmed = 0, unconfirmed = 0, mismatches = 0, errors = 0, lines_replayed = 0, lines_short = 0, with_ep = 0;
+
+  Tally& operator+=(const Tally& o) {
+    for (int k = 0; k < kKinds; ++k) sampled[k] += o.sampled[k];
+    confirmed += o.confirmed, unconfirmed += o.unconfirmed, mismatches += o.mismatches, errors += o.errors;
+    lines_replayed += o.lines_replayed, lines_short += o.lines_short, with_ep += o.with_ep;
+    return *this;
+  }
 };
 
 // Replays an engine mate line of `moves` moves from pos: true if it is legal and ends in checkmate
@@ -225,18 +232,10 @@ int main(int argc, char** argv) {
                 m.name().c_str(), t.sampled[kWin], t.sampled[kLoss], t.sampled[kOther], t.with_ep, t.confirmed,
                 t.unconfirmed, t.mismatches, t.errors, t.lines_replayed, t.lines_short);
     std::fflush(stdout);
-    for (int k = 0; k < kKinds; ++k) {
-      total.sampled[k] += t.sampled[k];
+    for (int k = 0; k < kKinds; ++k)
       if (t.sampled[k] < per_kind)
         std::printf("%s: only %d %s positions found\n", m.name().c_str(), t.sampled[k], kKindNames[k]);
-    }
-    total.confirmed += t.confirmed;
-    total.unconfirmed += t.unconfirmed;
-    total.mismatches += t.mismatches;
-    total.errors += t.errors;
-    total.lines_replayed += t.lines_replayed;
-    total.lines_short += t.lines_short;
-    total.with_ep += t.with_ep;
+    total += t;
   }
   std::printf("%d positions checked (%d with en passant) in %d materials: %d confirmed, %d unconfirmed, "
               "%d mismatches, %d errors\n",
