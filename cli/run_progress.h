@@ -87,7 +87,8 @@ class TablesProgress {
   void phase(const std::string& what);
   // A phase over `total` slots, `done` so far: "checking, 45% of N slots, ETA 12 s". Thread-safe;
   // draws at most every 200 ms (and at the end). `file_share`: the phase's share stands for the
-  // file's in the run's ETA (its last long phase); other phases count as none of it done.
+  // rest of the file's in the run's ETA (its last long phase); other phases count the file done by
+  // its time so far (see the class comment).
   void slots(const std::string& what, std::uint64_t done, std::uint64_t total, bool file_share);
   // For a load that may expand tables first: each expansion as slots() within phase `what`
   // ("reading KRRvKR (3 of 9 it converts into), expanding KRRvK, 45% of N slots, ETA 12 s").
