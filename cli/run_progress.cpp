@@ -137,11 +137,6 @@ std::string RunProgress::eta_at(std::size_t k, double fraction) const {
   return left ? "; run ETA " + format_duration(*left) : "";
 }
 
-std::string reading_dependency(const std::vector<gen::Material>& deps, std::size_t j) {
-  return "reading " + deps[j].name() + " (" + std::to_string(j + 1) + " of " + std::to_string(deps.size()) +
-         " it converts into)";
-}
-
 TablesProgress::TablesProgress(const std::vector<std::filesystem::path>& files, bool show)
     : show_(show), run_({}, {}) {
   std::vector<gen::Material> plan;
@@ -190,7 +185,10 @@ void TablesProgress::slots(const std::string& what, std::uint64_t done, std::uin
   draw(line, file_share ? std::optional(fraction) : std::nullopt);
 }
 
-gen::RebuildProgressFn TablesProgress::expanding(const std::string& what) {
+gen::RebuildProgressFn TablesProgress::reading(const std::vector<gen::Material>& deps, std::size_t j) {
+  const std::string what = "reading " + deps[j].name() + " (" + std::to_string(j + 1) + " of " +
+                           std::to_string(deps.size()) + " it converts into)";
+  phase(what);
   if (!show_) return {};
   return [this, what](const gen::Material& m, std::uint64_t done, std::uint64_t total) {
     slots(what + ", expanding " + m.name(), done, total, false);

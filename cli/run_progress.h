@@ -90,9 +90,10 @@ class TablesProgress {
   // rest of the file's in the run's ETA (its last long phase); other phases count the file done by
   // its time so far (see the class comment).
   void slots(const std::string& what, std::uint64_t done, std::uint64_t total, bool file_share);
-  // For a load that may expand tables first: each expansion as slots() within phase `what`
-  // ("reading KRRvKR (3 of 9 it converts into), expanding KRRvK, 45% of N slots, ETA 12 s").
-  [[nodiscard]] gen::RebuildProgressFn expanding(const std::string& what);
+  // The phase of reading deps[j], the j-th table the file converts into ("reading KRRvKR (3 of 9
+  // it converts into)"); the returned function shows each expansion that read makes as slots()
+  // within it ("..., expanding KRRvK, 45% of N slots, ETA 12 s").
+  [[nodiscard]] gen::RebuildProgressFn reading(const std::vector<gen::Material>& deps, std::size_t j);
   // The current file is done: the line is cleared for its result.
   void finished();
 
@@ -109,9 +110,6 @@ class TablesProgress {
   std::string phase_;
   double lead_ = 0;  // the file's share counted as done before its last long phase
 };
-
-// The phase of reading deps[j]: "reading KRRvKR (3 of 9 it converts into)".
-[[nodiscard]] std::string reading_dependency(const std::vector<gen::Material>& deps, std::size_t j);
 
 // "42 s", "7m 05s", "2h 13m".
 [[nodiscard]] std::string format_duration(double seconds);

@@ -61,10 +61,8 @@ int run_stats(const StatsOptions& o) {
     }
     const std::filesystem::path cache_dir = cache ? cache->path() : std::filesystem::path();  // unused when none
     for (std::size_t j = 0; j < deps.size(); ++j) {
-      const std::string reading = reading_dependency(deps, j);
-      progress.phase(reading);
       if (Status st = tables.load_expanded(path.parent_path(), deps[j], cache_dir, arena, gen::LoadUse::kExact,
-                                           progress.expanding(reading));
+                                           progress.reading(deps, j));
           !st)
         return fail(st.error());
     }

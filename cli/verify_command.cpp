@@ -89,10 +89,8 @@ bool verify_file(const std::filesystem::path& path, tbb::task_arena& arena, gen:
     cache_dir = cache->path();
   }
   for (std::size_t j = 0; j < deps.size(); ++j) {
-    const std::string reading = reading_dependency(deps, j);
-    progress.phase(reading);
     if (Status st = tables.load_expanded(path.parent_path(), deps[j], cache_dir, arena, gen::LoadUse::kExact,
-                                         progress.expanding(reading));
+                                         progress.reading(deps, j));
         !st)
       return fail("needs " + deps[j].name() + ": " + st.error().message);
   }

@@ -71,8 +71,7 @@ class TableSet {
   // Loads `material` (unless held) from expanded_source(dir, material, cache) (gen/run.h): from a
   // file read alone, so the set gains this table only. `rebuilding` reports each expansion on the
   // way: the copies made (this table's or, first, those of tables it converts into) and the load
-  // of a one-side file read alone. Errors as
-  // expanded_source and load().
+  // of a one-side file read alone. Errors as expanded_source and load().
   [[nodiscard]] Status load_expanded(const std::filesystem::path& dir, const Material& material,
                                      const std::filesystem::path& cache, tbb::task_arena& arena,
                                      LoadUse use = LoadUse::kExact, const RebuildProgressFn& rebuilding = {});
