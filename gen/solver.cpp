@@ -11,13 +11,11 @@
 #include <sys/mman.h>
 #endif
 
-#include <tbb/blocked_range.h>
-#include <tbb/parallel_for.h>
-
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
 
+#include "gen/parallel.h"
 #include "gen/value_ops.h"
 
 namespace tbkit::gen {
@@ -136,17 +134,12 @@ class Solver {
   template <class F>
   void for_each_chunk(F&& f) {
     const std::uint64_t per_side = (scheme_.size() + kChunk - 1) / kChunk;
-    arena_.execute([&] {
-      tbb::parallel_for(
-          tbb::blocked_range<std::uint64_t>(0, 2 * per_side, 1),
-          [&](const tbb::blocked_range<std::uint64_t>& r) {
-            for (std::uint64_t c = r.begin(); c != r.end(); ++c) {
-              const int side = int(c / per_side);
-              const std::uint64_t first = (c % per_side) * kChunk;
-              f(side, first, std::min(first + kChunk, scheme_.size()), c);
-            }
-          },
-          tbb::simple_partitioner());
+    parallel_ranges(arena_, 2 * per_side, 1, [&](std::uint64_t from, std::uint64_t to) {
+      for (std::uint64_t c = from; c != to; ++c) {
+        const int side = int(c / per_side);
+        const std::uint64_t first = (c % per_side) * kChunk;
+        f(side, first, std::min(first + kChunk, scheme_.size()), c);
+      }
     });
   }
 
@@ -154,16 +147,11 @@ class Solver {
   template <class F>
   void for_each_chunk_of_side(F&& f) {
     const std::uint64_t per_side = (scheme_.size() + kChunk - 1) / kChunk;
-    arena_.execute([&] {
-      tbb::parallel_for(
-          tbb::blocked_range<std::uint64_t>(0, per_side, 1),
-          [&](const tbb::blocked_range<std::uint64_t>& r) {
-            for (std::uint64_t c = r.begin(); c != r.end(); ++c) {
-              const std::uint64_t first = c * kChunk;
-              f(first, std::min(first + kChunk, scheme_.size()));
-            }
-          },
-          tbb::simple_partitioner());
+    parallel_ranges(arena_, per_side, 1, [&](std::uint64_t from, std::uint64_t to) {
+      for (std::uint64_t c = from; c != to; ++c) {
+        const std::uint64_t first = c * kChunk;
+        f(first, std::min(first + kChunk, scheme_.size()));
+      }
     });
   }
 
@@ -492,30 +480,27 @@ std::shared_ptr<SolvedTable> Solver::run() {
     resize_on_huge_pages(out, n);
     auto& no_better = table_->no_better[s];
     no_better.assign((n + 63) / 64, 0);
-    // One 64-slot word of no_better per step, so no two tasks share a word.
-    arena_.execute([&] {
-      tbb::parallel_for(tbb::blocked_range<std::uint64_t>(0, no_better.size(), kChunk / 64),
-                        [&](const tbb::blocked_range<std::uint64_t>& r) {
-        for (std::uint64_t w = r.begin(); w != r.end(); ++w) {
-          std::uint64_t bits = 0;
-          for (std::uint64_t i = w * 64; i < std::min(n, w * 64 + 64); ++i) {
-            const std::uint16_t st = state_[s][i];
-            bool mark = false;
-            if (st == kIllegal) {
-              out[i] = DtmValue::illegal();
-            } else if (is_resolved(st)) {
-              const int ply = ply_of(st);
-              out[i] = ply % 2 ? DtmValue::win_in_plies(ply) : DtmValue::loss_in_plies(ply);
-              mark = ply == 0 || (st & kConvBit);  // checkmate, or a conversion's value
-            } else {
-              out[i] = DtmValue::draw();
-              mark = st == kNoLoss;  // stalemate, or a conversion's draw
-            }
-            bits |= std::uint64_t(mark) << (i % 64);
+    // Whole 64-slot words of no_better per range, so no two tasks share a word.
+    parallel_ranges(arena_, no_better.size(), kChunk / 64, [&](std::uint64_t from, std::uint64_t to) {
+      for (std::uint64_t w = from; w != to; ++w) {
+        std::uint64_t bits = 0;
+        for (std::uint64_t i = w * 64; i < std::min(n, w * 64 + 64); ++i) {
+          const std::uint16_t st = state_[s][i];
+          bool mark = false;
+          if (st == kIllegal) {
+            out[i] = DtmValue::illegal();
+          } else if (is_resolved(st)) {
+            const int ply = ply_of(st);
+            out[i] = ply % 2 ? DtmValue::win_in_plies(ply) : DtmValue::loss_in_plies(ply);
+            mark = ply == 0 || (st & kConvBit);  // checkmate, or a conversion's value
+          } else {
+            out[i] = DtmValue::draw();
+            mark = st == kNoLoss;  // stalemate, or a conversion's draw
           }
-          no_better[w] = bits;
+          bits |= std::uint64_t(mark) << (i % 64);
         }
-      });
+        no_better[w] = bits;
+      }
     });
     state_[s].reset();
   }

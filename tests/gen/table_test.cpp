@@ -45,7 +45,7 @@ DtmValue probe_fen(const TableSet& set, const char* fen) {
 
 }  // namespace
 
-TEST_CASE("Generation is identical with 1 and 2 threads", "[gen][solver]") {
+TEST_CASE("Generation is identical with 1 and 2 threads", "[gen][solver][threads]") {
   TableSet one, two;
   tbb::task_arena arena1(1), arena2(2);
   solve_into(one, {mat("KRvKN")}, arena1);
@@ -60,7 +60,7 @@ TEST_CASE("Generation is identical with 1 and 2 threads", "[gen][solver]") {
   CHECK(compute_stats(a).side[0].longest_win_plies == 79);
 }
 
-TEST_CASE("The one-ply check finds a changed value and names its position", "[gen][verify]") {
+TEST_CASE("The one-ply check finds a changed value and names its position", "[gen][verify][threads]") {
   TableSet set;
   tbb::task_arena arena(2);
   solve_into(set, {mat("KRvKN")}, arena);

@@ -1,0 +1,54 @@
+// parallel_ranges: the solver's and the one-ply check's parallel loops, on a caller's task arena.
+//
+// Built with TBKIT_CHECKED_THREADS (the ThreadSanitizer build, CMake option TBKIT_TSAN), the loop
+// runs on plain std::threads instead of TBB's workers. Debian's libtbb is not instrumented, so
+// ThreadSanitizer cannot see the ordering TBB's tasks and joins give and reports it as races by the
+// hundred. Threads it sees start, join and synchronise through atomics, so in that build it checks
+// the loop bodies, which are the same code as in every other build: their shared state (the
+// solver's atomic states and counters, plain reads of the side not being written) must be race-free
+// under any schedule, not only TBB's.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+
+#include <tbb/task_arena.h>
+
+#if defined(TBKIT_CHECKED_THREADS)
+#include <atomic>
+#include <thread>
+#include <vector>
+#else
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+#endif
+
+namespace tbkit::gen {
+
+// Calls body(first, last) for ranges covering [0, n) once, each at most `grain` long (grain >= 1),
+// in parallel on `arena`'s threads, and returns when all are done. Which thread runs which range is
+// unspecified, so a caller's result must not depend on it.
+template <class F>
+void parallel_ranges(tbb::task_arena& arena, std::uint64_t n, std::uint64_t grain, F&& body) {
+#if defined(TBKIT_CHECKED_THREADS)
+  const std::uint64_t ranges = (n + grain - 1) / grain;
+  std::atomic<std::uint64_t> next{0};
+  auto work = [&] {
+    for (std::uint64_t k; (k = next.fetch_add(1, std::memory_order_relaxed)) < ranges;)
+      body(k * grain, std::min(n, (k + 1) * grain));
+  };
+  const int threads = std::max(1, arena.max_concurrency());
+  std::vector<std::thread> helpers;
+  for (int t = 1; t < threads; ++t) helpers.emplace_back(work);
+  work();
+  for (auto& h : helpers) h.join();
+#else
+  arena.execute([&] {
+    tbb::parallel_for(
+        tbb::blocked_range<std::uint64_t>(0, n, grain),
+        [&](const tbb::blocked_range<std::uint64_t>& r) { body(r.begin(), r.end()); }, tbb::simple_partitioner());
+  });
+#endif
+}
+
+}  // namespace tbkit::gen
