@@ -4,8 +4,9 @@
 #include <atomic>
 #include <cassert>
 
-#include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
+
+#include "gen/parallel.h"
 
 namespace tbkit::gen {
 
@@ -19,11 +20,8 @@ constexpr std::uint64_t kChunk = 1 << 14;  // index slots per parallel task
 // Runs f(first, last) over [0, n) in fixed chunks, in parallel.
 template <class F>
 void for_chunks(tbb::task_arena& arena, std::uint64_t n, F&& f) {
-  const std::uint64_t chunks = (n + kChunk - 1) / kChunk;
-  arena.execute([&] {
-    tbb::parallel_for(tbb::blocked_range<std::uint64_t>(0, chunks, 1), [&](const tbb::blocked_range<std::uint64_t>& r) {
-      for (std::uint64_t c = r.begin(); c != r.end(); ++c) f(c * kChunk, std::min(n, (c + 1) * kChunk));
-    });
+  parallel_ranges(arena, (n + kChunk - 1) / kChunk, 1, [&](std::uint64_t from, std::uint64_t to) {
+    for (std::uint64_t c = from; c != to; ++c) f(c * kChunk, std::min(n, (c + 1) * kChunk));
   });
 }
 

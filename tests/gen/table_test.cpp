@@ -58,6 +58,14 @@ TEST_CASE("Generation is identical with 1 and 2 threads", "[gen][solver][threads
   CHECK(a.no_better[1] == b.no_better[1]);
   // KRvKN's longest mate: 40 moves.
   CHECK(compute_stats(a).side[0].longest_win_plies == 79);
+  // A reader's rebuild of the side a one-side file leaves out (expand_table, one-ply searches from
+  // the stored side), on 2 threads, gives the solver's values back.
+  for (const Color stored : {Color::kWhite, Color::kBlack}) {
+    SolvedTable rebuilt(a.material());
+    rebuilt.values[index_of(stored)] = a.values[index_of(stored)];
+    expand_table(rebuilt, stored, false, one, arena2);
+    CHECK(rebuilt.values[index_of(~stored)] == a.values[index_of(~stored)]);
+  }
 }
 
 TEST_CASE("The one-ply check finds a changed value and names its position", "[gen][verify][threads]") {
