@@ -4,8 +4,6 @@
 #include <atomic>
 #include <cassert>
 
-#include <tbb/parallel_for.h>
-
 #include "gen/parallel.h"
 
 namespace tbkit::gen {
@@ -115,9 +113,10 @@ StoredValues permuted(const SolvedTable& table, Color side, const NoBetterMarks&
 
 // The zstd-1 stand-in for the writer's codec (docs/formats/table.md): bytes of the capture-resolved
 // symbols of `side` in `order`, over the storage slots [first, first + count) of each window. The
-// gather and the blocks run in parallel (nested in the caller's arena); the bytes are encode_table's.
+// gather and the blocks run in parallel in `arena` (also when called from one of its loops); the
+// bytes are encode_table's.
 std::uint64_t proxy_bytes(const SolvedTable& table, Color side, const NoBetterMarks& marks, const StorageOrder& order,
-                          std::span<const std::pair<std::uint64_t, std::uint64_t>> windows) {
+                          std::span<const std::pair<std::uint64_t, std::uint64_t>> windows, tbb::task_arena& arena) {
   std::uint64_t total = 0;
   for (const auto& window : windows) total += window.second;
   formats::ZeroedArray<DtmValue> values(total);  // see StoredValues
@@ -126,7 +125,7 @@ std::uint64_t proxy_bytes(const SolvedTable& table, Color side, const NoBetterMa
   std::uint64_t base = 0;
   for (const auto& [first, count] : windows) {
     const std::uint64_t chunks = (count + kChunk - 1) / kChunk;
-    tbb::parallel_for(std::uint64_t{0}, chunks, [&, first = first, count = count, base = base](std::uint64_t c) {
+    parallel_each(arena, chunks, [&, first = first, count = count, base = base](std::uint64_t c) {
       const std::uint64_t lo = first + c * kChunk, hi = first + std::min(count, (c + 1) * kChunk);
       order.for_each_slot(lo, hi, [&](std::uint64_t s, std::uint64_t i) {
         const DtmValue v = source[i];
@@ -145,7 +144,7 @@ std::uint64_t proxy_bytes(const SolvedTable& table, Color side, const NoBetterMa
   const formats::OneSide one{side, {values.data(), values.size()}, {freedoms.data(), freedoms.size()}};
   auto encoder = formats::TableEncoder::create(info, one, options);
   if (!encoder) return ~std::uint64_t{0};
-  auto bytes = encode_in_parallel(*encoder);
+  auto bytes = encode_in_parallel(*encoder, arena);
   return bytes ? bytes->size() : ~std::uint64_t{0};
 }
 
@@ -162,10 +161,10 @@ std::vector<StorageOrder> candidate_orders(const IndexScheme& scheme) {
 
 }  // namespace
 
-Result<std::vector<std::byte>> encode_in_parallel(const formats::TableEncoder& encoder) {
+Result<std::vector<std::byte>> encode_in_parallel(const formats::TableEncoder& encoder, tbb::task_arena& arena) {
   std::vector<std::vector<std::byte>> blocks(encoder.block_count());
   std::vector<Status> errors(blocks.size());
-  tbb::parallel_for(std::uint64_t{0}, std::uint64_t(blocks.size()), [&](std::uint64_t k) {
+  parallel_each(arena, blocks.size(), [&](std::uint64_t k) {
     auto b = encoder.encode_block(k);
     if (b) blocks[k] = std::move(*b);
     else errors[k] = b.error();
@@ -189,11 +188,9 @@ StoredSide choose_stored_side(const SolvedTable& table, const TableSet& subtable
     for (std::uint64_t w = 0; w < kWindows; ++w) windows.emplace_back(w * (n / kWindows), kSample / kWindows);
   const std::vector<StorageOrder> orders = candidate_orders(table.scheme);
   std::vector<std::uint64_t> cost(std::size_t(sides) * orders.size());
-  arena.execute([&] {
-    tbb::parallel_for(std::size_t{0}, cost.size(), [&](std::size_t k) {
-      const int side = int(k / orders.size());
-      cost[k] = proxy_bytes(table, Color(side), marks[side], orders[k % orders.size()], windows);
-    });
+  parallel_each(arena, cost.size(), [&](std::uint64_t k) {
+    const int side = int(k / orders.size());
+    cost[k] = proxy_bytes(table, Color(side), marks[side], orders[k % orders.size()], windows, arena);
   });
   // Each side's best order (ties: the earlier candidate, so the identity).
   std::size_t best[2] = {0, 0};
@@ -209,10 +206,8 @@ StoredSide choose_stored_side(const SolvedTable& table, const TableSet& subtable
       for (int side = 0; side < 2; ++side) size[side] = cost[std::size_t(side) * orders.size() + best[side]];
     } else {
       const std::pair<std::uint64_t, std::uint64_t> whole{0, n};
-      arena.execute([&] {
-        for (int side = 0; side < 2; ++side)
-          size[side] = proxy_bytes(table, Color(side), marks[side], orders[best[side]], {&whole, 1});
-      });
+      for (int side = 0; side < 2; ++side)
+        size[side] = proxy_bytes(table, Color(side), marks[side], orders[best[side]], {&whole, 1}, arena);
     }
     pick = size[1] < size[0] ? 1 : 0;
   }

@@ -77,10 +77,10 @@ struct StoredSide {
   NoBetterMarks no_better;  // that side's, by index
   StorageOrder order;
 };
-// The file `encoder` makes, its blocks encoded in parallel in the calling arena (one task per
-// block: the bytes are encode_table's whatever the thread count). The first error, by block
+// The file `encoder` makes, its blocks encoded in parallel in `arena` (one task per block: the
+// bytes are encode_table's whatever the thread count). The first error, by block
 // number, is returned.
-[[nodiscard]] Result<std::vector<std::byte>> encode_in_parallel(const formats::TableEncoder& encoder);
+[[nodiscard]] Result<std::vector<std::byte>> encode_in_parallel(const formats::TableEncoder& encoder, tbb::task_arena& arena);
 
 [[nodiscard]] StoredSide choose_stored_side(const SolvedTable& table, const TableSet& subtables, tbb::task_arena& arena);
 

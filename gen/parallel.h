@@ -1,7 +1,7 @@
-// parallel_ranges: the solver's and the one-ply check's parallel loops, on a caller's task arena.
+// gen's parallel loops and its one background task, on a caller's task arena.
 //
-// Built with TBKIT_CHECKED_THREADS (the ThreadSanitizer build, CMake option TBKIT_TSAN), the loop
-// runs on plain std::threads instead of TBB's workers. Debian's libtbb is not instrumented, so
+// Built with TBKIT_CHECKED_THREADS (the ThreadSanitizer build, CMake option TBKIT_TSAN), they run
+// on plain std::threads instead of TBB's workers. Debian's libtbb is not instrumented, so
 // ThreadSanitizer cannot see the ordering TBB's tasks and joins give and reports it as races by the
 // hundred. Threads it sees start, join and synchronise through atomics, so in that build it checks
 // the loop bodies, which are the same code as in every other build: their shared state (the
@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <utility>
 
 #include <tbb/task_arena.h>
 
@@ -21,6 +22,7 @@
 #else
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
+#include <tbb/task_group.h>
 #endif
 
 namespace tbkit::gen {
@@ -50,5 +52,44 @@ void parallel_ranges(tbb::task_arena& arena, std::uint64_t n, std::uint64_t grai
   });
 #endif
 }
+
+// Calls body(k) for every k in [0, n), in parallel on `arena`'s threads (also from inside one of
+// its loops: nested loops share the arena's threads).
+template <class F>
+void parallel_each(tbb::task_arena& arena, std::uint64_t n, F&& body) {
+  parallel_ranges(arena, n, 1, [&](std::uint64_t from, std::uint64_t to) {
+    for (std::uint64_t k = from; k != to; ++k) body(k);
+  });
+}
+
+// One piece of work run beside the calling thread (the run manager writes a table while it
+// solves the next). wait() must be called before another run() and before destruction.
+class BackgroundTask {
+ public:
+  template <class F>
+  void run(tbb::task_arena& arena, F&& work) {
+#if defined(TBKIT_CHECKED_THREADS)
+    (void)arena;
+    thread_ = std::thread(std::forward<F>(work));
+#else
+    arena.execute([&] { group_.run(std::forward<F>(work)); });
+#endif
+  }
+  void wait(tbb::task_arena& arena) {
+#if defined(TBKIT_CHECKED_THREADS)
+    (void)arena;
+    if (thread_.joinable()) thread_.join();
+#else
+    arena.execute([&] { group_.wait(); });
+#endif
+  }
+
+ private:
+#if defined(TBKIT_CHECKED_THREADS)
+  std::thread thread_;
+#else
+  tbb::task_group group_;
+#endif
+};
 
 }  // namespace tbkit::gen

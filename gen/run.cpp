@@ -8,12 +8,9 @@
 #include <chrono>
 #include <optional>
 
-#include <tbb/blocked_range.h>
-#include <tbb/parallel_for.h>
-#include <tbb/parallel_reduce.h>
-#include <tbb/task_group.h>
 
 #include "formats/table_file.h"
+#include "gen/parallel.h"
 #include "gen/storage_order.h"
 
 namespace tbkit::gen {
@@ -78,40 +75,32 @@ void count_outcomes(const SolvedTable& table, TableSummary& s, tbb::task_arena& 
     std::uint64_t positions = 0, wins = 0, draws = 0, losses = 0;
     int longest = 0;
   };
+  constexpr std::uint64_t kSpan = std::uint64_t{1} << 16;
   for (const auto& values : table.values) {
-    const Counts c = arena.execute([&] {
-      return tbb::parallel_reduce(
-          tbb::blocked_range<std::size_t>(0, values.size(), std::size_t{1} << 16), Counts{},
-          [&](const tbb::blocked_range<std::size_t>& r, Counts acc) {
-            for (std::size_t i = r.begin(); i < r.end(); ++i) {
-              const DtmValue v = values[i];
-              if (v.is_illegal()) continue;
-              ++acc.positions;
-              if (v.is_win()) {
-                ++acc.wins;
-                acc.longest = std::max(acc.longest, v.plies());
-              } else if (v.is_loss()) {
-                ++acc.losses;
-              } else {
-                ++acc.draws;
-              }
-            }
-            return acc;
-          },
-          [](Counts a, const Counts& b) {
-            a.positions += b.positions;
-            a.wins += b.wins;
-            a.draws += b.draws;
-            a.losses += b.losses;
-            a.longest = std::max(a.longest, b.longest);
-            return a;
-          });
+    std::vector<Counts> parts((values.size() + kSpan - 1) / kSpan);
+    parallel_each(arena, parts.size(), [&](std::uint64_t k) {
+      Counts& acc = parts[k];
+      for (std::size_t i = k * kSpan; i < std::min<std::size_t>(values.size(), (k + 1) * kSpan); ++i) {
+        const DtmValue v = values[i];
+        if (v.is_illegal()) continue;
+        ++acc.positions;
+        if (v.is_win()) {
+          ++acc.wins;
+          acc.longest = std::max(acc.longest, v.plies());
+        } else if (v.is_loss()) {
+          ++acc.losses;
+        } else {
+          ++acc.draws;
+        }
+      }
     });
-    s.positions += c.positions;
-    s.wins += c.wins;
-    s.draws += c.draws;
-    s.losses += c.losses;
-    s.longest_plies = std::max(s.longest_plies, c.longest);
+    for (const Counts& part : parts) {
+      s.positions += part.positions;
+      s.wins += part.wins;
+      s.draws += part.draws;
+      s.losses += part.losses;
+      s.longest_plies = std::max(s.longest_plies, part.longest);
+    }
   }
 }
 
@@ -124,10 +113,8 @@ bool is_valid_table(const std::filesystem::path& path, const Material& m, tbb::t
   auto file = table_with_header(path, m);
   if (!file) return false;
   std::atomic<bool> ok{true};
-  arena.execute([&] {
-    tbb::parallel_for(std::uint64_t{0}, file->block_count(), [&](std::uint64_t k) {
-      if (ok.load(std::memory_order_relaxed) && !file->check_block_checksum(k)) ok = false;
-    });
+  parallel_each(arena, file->block_count(), [&](std::uint64_t k) {
+    if (ok.load(std::memory_order_relaxed) && !file->check_block_checksum(k)) ok = false;
   });
   return ok;
 }
@@ -207,7 +194,7 @@ Status generate_tables(const std::vector<Material>& wanted, const GenOptions& op
     TableSummary summary;
     std::chrono::steady_clock::time_point started;
     Status status;
-    tbb::task_group group;
+    BackgroundTask task;
     bool active = false;
   } pending;
   // Removes the copies no table from plan[k] on needs (all of them when k == plan.size()).
@@ -222,7 +209,7 @@ Status generate_tables(const std::vector<Material>& wanted, const GenOptions& op
   // Waits for the pending write (if any), then reports its table. Always called before returning.
   auto finish_pending = [&]() -> Status {
     if (!pending.active) return {};
-    arena.execute([&] { pending.group.wait(); });
+    pending.task.wait(arena);
     pending.active = false;
     pending.table.reset();
     pending.subtables = TableSet{};
@@ -310,7 +297,7 @@ Status generate_tables(const std::vector<Material>& wanted, const GenOptions& op
     };
     pending.active = true;
     if (may_overlap(**solved, pending.subtables)) {
-      arena.execute([&] { pending.group.run(write); });
+      pending.task.run(arena, write);
     } else {
       write();
       if (Status st = finish_pending(); !st) return st;

@@ -1,11 +1,10 @@
 // Table files <-> SolvedTable: parallel writing (blocks compressed with TBB) and loading.
-#include <tbb/parallel_for.h>
-
 #include <algorithm>
 #include <system_error>
 
 #include "formats/table_file.h"
 #include "gen/one_side.h"
+#include "gen/parallel.h"
 #include "gen/run.h"
 #include "gen/storage_order.h"
 #include "gen/table_set.h"
@@ -83,7 +82,7 @@ Status write_solved_table(const std::filesystem::path& path, const SolvedTable& 
   // One task per block: each block's bytes depend on that block alone, so any thread count
   // gives the same file.
   Result<std::vector<std::byte>> bytes = make_error(ErrorCode::kIo, "not encoded");
-  arena.execute([&] { bytes = encode_in_parallel(*encoder); });
+  bytes = encode_in_parallel(*encoder, arena);
   if (!bytes) return bytes.error();
   return formats::write_file_atomically(path, *bytes);
 }
@@ -116,31 +115,29 @@ Status TableSet::load(const std::filesystem::path& path, const Material& expecte
   for (Color c : {Color::kWhite, Color::kBlack})
     if (file->stores(c)) resize_on_huge_pages(table->values[index_of(c)], n);
   std::vector<Status> errors(2 * blocks);
-  arena.execute([&] {
-    tbb::parallel_for(std::uint64_t{0}, 2 * blocks, [&](std::uint64_t k) {
-      const int s = int(k / blocks);
-      auto& values = table->values[s];
-      if (values.empty()) return;
-      const std::uint64_t first = (k % blocks) * per_block, last = std::min(n, first + per_block);
-      auto got = file->values(Color(s), first, last - first);
-      if (!got) {
-        errors[k] = got.error();
-        return;
-      }
-      if (!mark_illegal) {
-        order->for_each_slot(first, last, [&](std::uint64_t slot, std::uint64_t i) { values[i] = (*got)[slot - first]; });
-        return;
-      }
-      // Slots in the file's storage order; consecutive indexes mostly differ by one step of the
-      // last man: no full decode for those.
-      Board b;
-      bool placed = false;
-      std::uint64_t previous = ~std::uint64_t{0};
-      order->for_each_slot(first, last, [&](std::uint64_t slot, std::uint64_t i) {
-        if (!placed || i != previous + 1 || !table->scheme.advance(i, b)) placed = table->scheme.decode(i, Color(s), b);
-        previous = i;
-        values[i] = placed && is_legal(b) ? (*got)[slot - first] : DtmValue::illegal();
-      });
+  parallel_each(arena, 2 * blocks, [&](std::uint64_t k) {
+    const int s = int(k / blocks);
+    auto& values = table->values[s];
+    if (values.empty()) return;
+    const std::uint64_t first = (k % blocks) * per_block, last = std::min(n, first + per_block);
+    auto got = file->values(Color(s), first, last - first);
+    if (!got) {
+      errors[k] = got.error();
+      return;
+    }
+    if (!mark_illegal) {
+      order->for_each_slot(first, last, [&](std::uint64_t slot, std::uint64_t i) { values[i] = (*got)[slot - first]; });
+      return;
+    }
+    // Slots in the file's storage order; consecutive indexes mostly differ by one step of the
+    // last man: no full decode for those.
+    Board b;
+    bool placed = false;
+    std::uint64_t previous = ~std::uint64_t{0};
+    order->for_each_slot(first, last, [&](std::uint64_t slot, std::uint64_t i) {
+      if (!placed || i != previous + 1 || !table->scheme.advance(i, b)) placed = table->scheme.decode(i, Color(s), b);
+      previous = i;
+      values[i] = placed && is_legal(b) ? (*got)[slot - first] : DtmValue::illegal();
     });
   });
   for (const Status& st : errors)
