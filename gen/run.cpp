@@ -8,7 +8,6 @@
 #include <chrono>
 #include <optional>
 
-
 #include "formats/table_file.h"
 #include "gen/parallel.h"
 #include "gen/storage_order.h"

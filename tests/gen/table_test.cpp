@@ -45,7 +45,7 @@ DtmValue probe_fen(const TableSet& set, const char* fen) {
 
 }  // namespace
 
-TEST_CASE("Generation is identical with 1 and 2 threads", "[gen][solver][threads]") {
+TEST_CASE("Generation is identical with 1 and 2 threads, and each side rebuilds the other", "[gen][solver][threads]") {
   TableSet one, two;
   tbb::task_arena arena1(1), arena2(2);
   solve_into(one, {mat("KRvKN")}, arena1);
