@@ -39,7 +39,7 @@ inline std::filesystem::path generate_small_tables(const std::vector<std::string
   opts.dir = dir;
   opts.generator = "tbkit tests";
   opts.write.format_version = format_version;
-  tbb::task_arena arena(1);  // one thread: also under ThreadSanitizer, which cannot see into TBB
+  tbb::task_arena arena(1);  // one thread: only the fixture (gen_table_tests [threads] checks gen on two)
   if (Status st = gen::generate_tables(wanted, opts, arena, {}, {}); !st) {
     std::fprintf(stderr, "cannot generate test tables: %s\n", st.error().message.c_str());
     std::abort();
