@@ -34,26 +34,24 @@ ConsistencyReport check_consistency(const SolvedTable& table, const TableSet& ta
   const std::uint64_t per_side = (table.scheme.size() + kChunk - 1) / kChunk;
   std::vector<ConsistencyReport> parts(2 * per_side);
   std::atomic<std::uint64_t> done{0};
-  parallel_ranges(arena, parts.size(), 1, [&](std::uint64_t from, std::uint64_t to) {
-    for (std::uint64_t c = from; c != to; ++c) {
-      const int s = int(c / per_side);
-      const std::uint64_t first = (c % per_side) * kChunk;
-      const std::uint64_t last = std::min(first + kChunk, table.scheme.size());
-      ConsistencyReport& part = parts[c];
-      Board b;
-      for (std::uint64_t i = first; i < last; ++i) {
-        const DtmValue stored = table.values[s][i];
-        const bool slot_legal = table.scheme.decode(i, chess::Color(s), b) && is_legal(b);
-        if (stored.is_illegal() && !slot_legal) continue;
-        ++part.checked;
-        const DtmValue expected = slot_legal ? value_from_successors(tables, b, &table) : DtmValue::illegal();
-        if (expected == stored) continue;
-        if (part.failed++ == 0)
-          part.first_failure = (slot_legal ? board_to_fen(b) : "index " + std::to_string(i)) + ": stored " +
-                               describe(stored) + ", successors give " + describe(expected);
-      }
-      if (progress) progress(done.fetch_add(last - first, std::memory_order_relaxed) + (last - first), 2 * table.scheme.size());
+  parallel_each(arena, parts.size(), [&](std::uint64_t c) {
+    const int s = int(c / per_side);
+    const std::uint64_t first = (c % per_side) * kChunk;
+    const std::uint64_t last = std::min(first + kChunk, table.scheme.size());
+    ConsistencyReport& part = parts[c];
+    Board b;
+    for (std::uint64_t i = first; i < last; ++i) {
+      const DtmValue stored = table.values[s][i];
+      const bool slot_legal = table.scheme.decode(i, chess::Color(s), b) && is_legal(b);
+      if (stored.is_illegal() && !slot_legal) continue;
+      ++part.checked;
+      const DtmValue expected = slot_legal ? value_from_successors(tables, b, &table) : DtmValue::illegal();
+      if (expected == stored) continue;
+      if (part.failed++ == 0)
+        part.first_failure = (slot_legal ? board_to_fen(b) : "index " + std::to_string(i)) + ": stored " +
+                             describe(stored) + ", successors give " + describe(expected);
     }
+    if (progress) progress(done.fetch_add(last - first, std::memory_order_relaxed) + (last - first), 2 * table.scheme.size());
   });
   ConsistencyReport report;
   for (const auto& part : parts) {

@@ -18,9 +18,8 @@ constexpr std::uint64_t kChunk = 1 << 14;  // index slots per parallel task
 // Runs f(first, last) over [0, n) in fixed chunks, in parallel.
 template <class F>
 void for_chunks(tbb::task_arena& arena, std::uint64_t n, F&& f) {
-  parallel_ranges(arena, (n + kChunk - 1) / kChunk, 1, [&](std::uint64_t from, std::uint64_t to) {
-    for (std::uint64_t c = from; c != to; ++c) f(c * kChunk, std::min(n, (c + 1) * kChunk));
-  });
+  parallel_each(arena, (n + kChunk - 1) / kChunk,
+                [&](std::uint64_t c) { f(c * kChunk, std::min(n, (c + 1) * kChunk)); });
 }
 
 SlotFreedom freedom_of(const TableSet& subtables, const Board& b, DtmValue exact) {

@@ -134,12 +134,9 @@ class Solver {
   template <class F>
   void for_each_chunk(F&& f) {
     const std::uint64_t per_side = (scheme_.size() + kChunk - 1) / kChunk;
-    parallel_ranges(arena_, 2 * per_side, 1, [&](std::uint64_t from, std::uint64_t to) {
-      for (std::uint64_t c = from; c != to; ++c) {
-        const int side = int(c / per_side);
-        const std::uint64_t first = (c % per_side) * kChunk;
-        f(side, first, std::min(first + kChunk, scheme_.size()), c);
-      }
+    parallel_each(arena_, 2 * per_side, [&](std::uint64_t c) {
+      const std::uint64_t first = (c % per_side) * kChunk;
+      f(int(c / per_side), first, std::min(first + kChunk, scheme_.size()), c);
     });
   }
 
@@ -147,12 +144,8 @@ class Solver {
   template <class F>
   void for_each_chunk_of_side(F&& f) {
     const std::uint64_t per_side = (scheme_.size() + kChunk - 1) / kChunk;
-    parallel_ranges(arena_, per_side, 1, [&](std::uint64_t from, std::uint64_t to) {
-      for (std::uint64_t c = from; c != to; ++c) {
-        const std::uint64_t first = c * kChunk;
-        f(first, std::min(first + kChunk, scheme_.size()));
-      }
-    });
+    parallel_each(arena_, per_side,
+                  [&](std::uint64_t c) { f(c * kChunk, std::min((c + 1) * kChunk, scheme_.size())); });
   }
 
   std::atomic_ref<std::uint16_t> state(int side, std::uint64_t i) { return std::atomic_ref(state_[side][i]); }

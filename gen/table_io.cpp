@@ -81,8 +81,7 @@ Status write_solved_table(const std::filesystem::path& path, const SolvedTable& 
   if (!encoder) return encoder.error();
   // One task per block: each block's bytes depend on that block alone, so any thread count
   // gives the same file.
-  Result<std::vector<std::byte>> bytes = make_error(ErrorCode::kIo, "not encoded");
-  bytes = encode_in_parallel(*encoder, arena);
+  auto bytes = encode_in_parallel(*encoder, arena);
   if (!bytes) return bytes.error();
   return formats::write_file_atomically(path, *bytes);
 }
