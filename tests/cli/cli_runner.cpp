@@ -16,7 +16,6 @@
 extern char** environ;
 
 namespace tbkit::testing {
-namespace {
 
 std::string read_file(const std::filesystem::path& p) {
   std::ifstream in(p, std::ios::binary);
@@ -24,8 +23,6 @@ std::string read_file(const std::filesystem::path& p) {
   ss << in.rdbuf();
   return ss.str();
 }
-
-}  // namespace
 
 CommandResult run_tbkit(const std::string& args, const std::string& input) {
   const char* binary = std::getenv("TBKIT_BINARY");

@@ -3,6 +3,7 @@
 
 #include <sys/types.h>
 
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,9 @@ struct CommandResult {
   std::string out;
   std::string err;
 };
+
+// The whole file (empty if it cannot be read).
+std::string read_file(const std::filesystem::path& p);
 
 // `args` is shell text appended to the binary path (quote FENs yourself); `input` is fed on stdin.
 CommandResult run_tbkit(const std::string& args, const std::string& input = "");

@@ -3,13 +3,13 @@
 #include <random>
 
 #include "gen/index_scheme.h"
+#include "tests/gen/material_util.h"
 
 using namespace tbkit::gen;
 using namespace tbkit::chess;
+using tbkit::gen::testing::mat;
 
 namespace {
-
-Material mat(const char* name) { return Material::parse(name).value(); }
 
 // Every slot either decodes to a board that encodes back to it, or is unused.
 // (Failures are counted and checked once: millions of REQUIREs are slow under sanitizers.)

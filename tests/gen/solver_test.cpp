@@ -2,13 +2,13 @@
 
 #include "gen/solver.h"
 #include "gen/stats.h"
+#include "tests/gen/material_util.h"
 
 using namespace tbkit::gen;
 using namespace tbkit::chess;
+using tbkit::gen::testing::mat;
 
 namespace {
-
-Material mat(const char* name) { return Material::parse(name).value(); }
 
 // Solves `wanted` and everything it depends on into `set`, with `threads` threads.
 void solve_into(TableSet& set, const std::vector<Material>& wanted, int threads) {

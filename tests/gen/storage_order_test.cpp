@@ -5,12 +5,12 @@
 #include <vector>
 
 #include "gen/storage_order.h"
+#include "tests/gen/material_util.h"
 
 using namespace tbkit::gen;
+using tbkit::gen::testing::mat;
 
 namespace {
-
-Material mat(const char* name) { return Material::parse(name).value(); }
 
 std::vector<std::vector<int>> all_orders(int digits) {
   std::vector<int> order(static_cast<std::size_t>(digits));

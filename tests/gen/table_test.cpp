@@ -14,13 +14,13 @@
 #include "gen/solver.h"
 #include "gen/stats.h"
 #include "gen/value_ops.h"
+#include "tests/gen/material_util.h"
 
 using namespace tbkit::gen;
 using namespace tbkit::chess;
+using tbkit::gen::testing::mat;
 
 namespace {
-
-Material mat(const char* name) { return Material::parse(name).value(); }
 
 void solve_into(TableSet& set, const std::vector<Material>& wanted, tbb::task_arena& arena) {
   for (const Material& m : dependency_closure(wanted)) {

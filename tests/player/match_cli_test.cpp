@@ -6,13 +6,13 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <string>
 
 #include <catch2/catch.hpp>
 
 #include "tests/cli/cli_runner.h"
 
+using tbkit::testing::read_file;
 using tbkit::testing::run_tbkit;
 
 namespace {
@@ -27,13 +27,6 @@ std::string write(const std::filesystem::path& p, const std::string& text, bool 
   std::ofstream(p) << text;
   if (executable) std::filesystem::permissions(p, std::filesystem::perms::owner_all, std::filesystem::perm_options::add);
   return p.string();
-}
-
-std::string slurp(const std::filesystem::path& p) {
-  std::ifstream in(p);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
 }
 
 std::string tbkit_engine() { return std::string("'") + std::getenv("TBKIT_BINARY") + " uci'"; }
@@ -75,7 +68,7 @@ TEST_CASE("match adjudicates mate, stalemate, insufficient material and the fift
   CHECK(r.out.find("game 3: engine1 white, 1/2-1/2 (draw by insufficient material), 0 plies") != std::string::npos);
   CHECK(r.out.find("game 4: engine1 white, 1/2-1/2 (draw by the fifty-move rule), 1 plies") != std::string::npos);
   CHECK(r.out.find("Score of tbkit vs tbkit: 1 - 0 - 3  [0.625] 4 games") != std::string::npos);
-  const std::string games = slurp(pgn);
+  const std::string games = read_file(pgn);
   CHECK(games.find("1. Rd8# {checkmate} 1-0") != std::string::npos);
   CHECK(games.find("[FEN \"7k/5Q2/6K1/8/8/8/8/8 b - - 0 1\"]") != std::string::npos);
   CHECK(!std::filesystem::exists(pgn + ".tmp"));

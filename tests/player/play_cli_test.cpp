@@ -3,26 +3,19 @@
 
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <string>
 
 #include <catch2/catch.hpp>
 
 #include "tests/cli/cli_runner.h"
 
+using tbkit::testing::read_file;
 using tbkit::testing::run_tbkit;
 
 namespace {
 
 std::string temp_file(const std::string& name) {
   return (std::filesystem::temp_directory_path() / ("tbkit-play-" + std::to_string(::getpid()) + "-" + name)).string();
-}
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
 }
 
 }  // namespace
@@ -37,7 +30,7 @@ TEST_CASE("play: moves in SAN and UCI, hint, a bad move, undo, resign, PGN saved
   CHECK(r.out.find("Hint: ") != std::string::npos);
   CHECK(r.out.find("Not a legal move: 'Ke3'") != std::string::npos);
   CHECK(r.out.find("You resign: 0-1") != std::string::npos);
-  const std::string game = slurp(pgn);
+  const std::string game = read_file(pgn);
   CHECK(game.find("[White \"you\"]") != std::string::npos);
   CHECK(game.find("[Result \"0-1\"]") != std::string::npos);
   // e4 and its reply were taken back: the game starts 1. d4.
@@ -52,7 +45,7 @@ TEST_CASE("play: checkmate ends the game with the right result", "[player][play]
   const auto r = run_tbkit("play --time 0.05 --fen '6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1' --pgn " + pgn, "Rd8\n");
   REQUIRE(r.exit_code == 0);
   CHECK(r.out.find("Game over: checkmate, 1-0") != std::string::npos);
-  const std::string game = slurp(pgn);
+  const std::string game = read_file(pgn);
   CHECK(game.find("[FEN \"6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1\"]") != std::string::npos);
   CHECK(game.find("1. Rd8# {checkmate} 1-0") != std::string::npos);
   std::filesystem::remove(pgn);
@@ -65,7 +58,7 @@ TEST_CASE("play: as Black the engine moves first, and end of input saves an unfi
   CHECK(r.out.find("tbkit plays ") != std::string::npos);
   // Black's view: rank 1 at the top.
   CHECK(r.out.find("   h g f e d c b a") != std::string::npos);
-  const std::string game = slurp(pgn);
+  const std::string game = read_file(pgn);
   CHECK(game.find("[White \"tbkit\"]") != std::string::npos);
   CHECK(game.find("[Result \"*\"]") != std::string::npos);
   CHECK(game.find("\n1. ") != std::string::npos);
