@@ -71,12 +71,6 @@ Result<std::uint32_t> parse_date_bound(const std::string& text, const char* opti
   return std::uint32_t(std::stoul(digits));
 }
 
-std::string hex_key(std::uint64_t k) {
-  char buf[17];
-  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(k));
-  return buf;
-}
-
 std::string percent(double part, double whole) {
   char buf[16];
   std::snprintf(buf, sizeof buf, "%.1f", whole > 0 ? 100.0 * part / whole : 0.0);

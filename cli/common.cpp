@@ -1,5 +1,6 @@
 #include "cli/common.h"
 
+#include <cstdio>
 #include <iostream>
 #include <sstream>
 
@@ -39,6 +40,12 @@ std::string board_text(const chess::Position& pos, bool black_view) {
 int report(const Error& e) {
   std::cerr << "tbkit: " << e.message << '\n';
   return exit_code_for(e);
+}
+
+std::string hex_key(std::uint64_t k) {
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(k));
+  return buf;
 }
 
 Result<chess::Position> position_from_words(const std::vector<std::string>& words) {

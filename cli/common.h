@@ -1,6 +1,7 @@
 // Shared pieces of the command line: exit codes, error printing, position arguments.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,9 @@ int report(const Error& e);
 // The board as text, files along the top and bottom, ranks at both sides (" 8 r n b q k b n r  8"),
 // from White's side or, with black_view, from Black's (rank 1 at the top).
 [[nodiscard]] std::string board_text(const chess::Position& pos, bool black_view = false);
+
+// A 64-bit key as 16 lowercase hex digits (Polyglot keys).
+[[nodiscard]] std::string hex_key(std::uint64_t k);
 
 // Joins positional words into a FEN; "startpos" (or nothing) is the initial position.
 [[nodiscard]] Result<chess::Position> position_from_words(const std::vector<std::string>& words);

@@ -1,5 +1,4 @@
 // tbkit position: board, key, status and legal moves of a position.
-#include <cstdio>
 #include <iostream>
 #include <memory>
 #include <sstream>
@@ -18,12 +17,6 @@ struct PositionOptions {
   std::vector<std::string> moves;
   bool json = false;
 };
-
-std::string hex_key(std::uint64_t k) {
-  char buf[17];
-  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(k));
-  return buf;
-}
 
 std::string status_words(const chess::Position& pos) {
   const chess::GameStatus s = pos.status();
