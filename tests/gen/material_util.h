@@ -1,4 +1,4 @@
-// Materials by name for the gen tests ("KRvKN"); a bad name in a test is a bug, so it throws.
+// Materials by name for the gen tests ("KRvKN"); the name must be valid.
 #pragma once
 
 #include "gen/material.h"
