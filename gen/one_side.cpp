@@ -15,13 +15,6 @@ namespace {
 
 constexpr std::uint64_t kChunk = 1 << 14;  // index slots per parallel task
 
-// Runs f(first, last) over [0, n) in fixed chunks, in parallel.
-template <class F>
-void for_chunks(tbb::task_arena& arena, std::uint64_t n, F&& f) {
-  parallel_each(arena, (n + kChunk - 1) / kChunk,
-                [&](std::uint64_t c) { f(c * kChunk, std::min(n, (c + 1) * kChunk)); });
-}
-
 SlotFreedom freedom_of(const TableSet& subtables, const Board& b, DtmValue exact) {
   const Conversions conv = conversions_of(subtables, b);
   // Mate and stalemate: the reader sees them on the board; storing a value no better than the
@@ -63,7 +56,7 @@ Conversions conversions_of(const TableSet& subtables, const Board& b) {
 std::vector<SlotFreedom> search_slot_freedom(const SolvedTable& table, Color side, const TableSet& subtables,
                                              tbb::task_arena& arena) {
   std::vector<SlotFreedom> out(table.scheme.size());
-  for_chunks(arena, out.size(), [&](std::uint64_t first, std::uint64_t last) {
+  parallel_chunks(arena, out.size(), kChunk, [&](std::uint64_t first, std::uint64_t last) {
     fill_freedom(table, side, subtables, first, last, out.data() + first);
   });
   return out;
@@ -74,7 +67,7 @@ NoBetterMarks no_better_marks(const SolvedTable& table, Color side, const TableS
   const std::uint64_t n = table.scheme.size();
   NoBetterMarks marks((n + 63) / 64, 0);
   // Chunks of kChunk slots (a multiple of 64): no two tasks share a word.
-  for_chunks(arena, n, [&](std::uint64_t first, std::uint64_t last) {
+  parallel_chunks(arena, n, kChunk, [&](std::uint64_t first, std::uint64_t last) {
     std::vector<SlotFreedom> chunk(last - first);
     fill_freedom(table, side, subtables, first, last, chunk.data());
     for (std::uint64_t i = first; i < last; ++i)
@@ -88,7 +81,7 @@ std::vector<SlotFreedom> slot_freedom(const SolvedTable& table, Color side, cons
   const NoBetterMarks marks = no_better_marks(table, side, subtables, arena);
   const auto& values = table.values[index_of(side)];
   std::vector<SlotFreedom> out(values.size());
-  for_chunks(arena, out.size(), [&](std::uint64_t first, std::uint64_t last) {
+  parallel_chunks(arena, out.size(), kChunk, [&](std::uint64_t first, std::uint64_t last) {
     for (std::uint64_t i = first; i < last; ++i) out[i] = freedom_at(values[i], marks, i);
   });
   return out;
@@ -101,7 +94,7 @@ StoredValues permuted(const SolvedTable& table, Color side, const NoBetterMarks&
   const std::uint64_t n = table.scheme.size();
   StoredValues out{formats::ZeroedArray<DtmValue>(n), formats::ZeroedArray<SlotFreedom>(n)};
   const auto& values = table.values[index_of(side)];
-  for_chunks(arena, n, [&](std::uint64_t first, std::uint64_t last) {
+  parallel_chunks(arena, n, kChunk, [&](std::uint64_t first, std::uint64_t last) {
     order.for_each_slot(first, last, [&](std::uint64_t s, std::uint64_t i) {
       out.values[s] = values[i];
       out.freedom[s] = freedom_at(values[i], marks, i);
@@ -230,7 +223,7 @@ void expand_table(SolvedTable& table, Color stored, bool capture_resolved, const
   };
   // Pass 1: the stored side's exact values (mate and stalemate from the board; capture-resolved
   // values raised to their best conversion).
-  for_chunks(arena, n, [&](std::uint64_t first, std::uint64_t last) {
+  parallel_chunks(arena, n, kChunk, [&](std::uint64_t first, std::uint64_t last) {
     SlotBoards boards(scheme, stored);
     for (std::uint64_t i = first; i < last; ++i) {
       if (mine[i].is_illegal()) continue;
@@ -246,7 +239,7 @@ void expand_table(SolvedTable& table, Color stored, bool capture_resolved, const
   // Pass 2: the other side, from the stored side's exact values.
   const bool symmetric = table.material().is_symmetric();
   auto probe = [&](const Board& b) { return subtables.probe(b); };  // en-passant captures leave the table
-  for_chunks(arena, n, [&](std::uint64_t first, std::uint64_t last) {
+  parallel_chunks(arena, n, kChunk, [&](std::uint64_t first, std::uint64_t last) {
     SlotBoards boards(scheme, ~stored);
     for (std::uint64_t i = first; i < last; ++i) {
       const Board* decoded = boards.at(i);

@@ -62,6 +62,14 @@ void parallel_each(tbb::task_arena& arena, std::uint64_t n, F&& body) {
   });
 }
 
+// Calls body(first, last) for each chunk [c * chunk, min(n, (c + 1) * chunk)) of [0, n), in
+// parallel. Unlike parallel_ranges' ranges, these start at multiples of `chunk`, so a caller may
+// keep per-chunk state indexed by first / chunk.
+template <class F>
+void parallel_chunks(tbb::task_arena& arena, std::uint64_t n, std::uint64_t chunk, F&& body) {
+  parallel_each(arena, (n + chunk - 1) / chunk, [&](std::uint64_t c) { body(c * chunk, std::min(n, (c + 1) * chunk)); });
+}
+
 // One piece of work run beside the calling thread (the run manager writes a table while it
 // solves the next). wait() must be called before another run() and before destruction.
 class BackgroundTask {

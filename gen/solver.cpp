@@ -140,14 +140,6 @@ class Solver {
     });
   }
 
-  // Over the chunks of one side: f(first, last).
-  template <class F>
-  void for_each_chunk_of_side(F&& f) {
-    const std::uint64_t per_side = (scheme_.size() + kChunk - 1) / kChunk;
-    parallel_each(arena_, per_side,
-                  [&](std::uint64_t c) { f(c * kChunk, std::min((c + 1) * kChunk, scheme_.size())); });
-  }
-
   std::atomic_ref<std::uint16_t> state(int side, std::uint64_t i) { return std::atomic_ref(state_[side][i]); }
   std::atomic_ref<std::uint8_t> count(int side, std::uint64_t i) { return std::atomic_ref(count_[side][i]); }
   // Chunks remember which plies (mod kPlyModulus) were set in them, so a ply's scan skips the others.
@@ -442,7 +434,7 @@ std::shared_ptr<SolvedTable> Solver::run() {
     // One side at a time: its positions' predecessors are on the other side, so the side scanned
     // does not change during its scan.
     for (int side = 0; side < 2; ++side) {
-      for_each_chunk_of_side([&](std::uint64_t first, std::uint64_t last) {
+      parallel_chunks(arena_, scheme_.size(), kChunk, [&](std::uint64_t first, std::uint64_t last) {
         if (!chunk_may_hold(side, first, ply)) return;
         std::uint64_t local = 0;
         SlotBoards boards(scheme_, Color(side));
