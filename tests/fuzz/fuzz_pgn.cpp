@@ -1,16 +1,15 @@
 // libFuzzer target: input bytes as a PGN collection. Reads them twice, from memory and through the
 // streaming lexer with a tiny buffer, following variations; the two must agree on every count.
-#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
-#include <cstring>
 #include <string>
 #include <string_view>
 
 #include "pgn/lexer.h"
 #include "pgn/reader.h"
 #include "pgn/reader_game.h"
+#include "tests/pgn/string_input.h"
 
 namespace {
 
@@ -26,23 +25,6 @@ class CountingVisitor final : public tbkit::pgn::Visitor {
   std::uint64_t events = 0;
 };
 
-class BytesInput final : public tbkit::formats::InputStream {
- public:
-  explicit BytesInput(std::string_view text) : text_(text) {}
-  tbkit::Result<std::size_t> read(char* dst, std::size_t capacity) override {
-    const std::size_t n = std::min({capacity, std::size_t{5}, text_.size() - pos_});
-    std::memcpy(dst, text_.data() + pos_, n);
-    pos_ += n;
-    return n;
-  }
-  std::uint64_t raw_bytes_read() const override { return pos_; }
-  std::uint64_t raw_size() const override { return text_.size(); }
-
- private:
-  std::string_view text_;
-  std::size_t pos_ = 0;
-};
-
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -54,7 +36,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   CountingVisitor memory_visitor;
   const auto memory = tbkit::pgn::read_pgn_text(text, "fuzz", memory_visitor, options);
 
-  BytesInput input(text);
+  tbkit::test::StringInput input(std::string(text), 5);
   tbkit::pgn::Lexer lexer(input, 3);
   tbkit::pgn::ParseCounts counts;
   CountingVisitor stream_visitor;

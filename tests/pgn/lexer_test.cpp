@@ -1,33 +1,12 @@
 #include <catch2/catch.hpp>
 
-#include <algorithm>
-#include <cstring>
-
 #include "pgn/lexer.h"
+#include "tests/pgn/string_input.h"
 
 using namespace tbkit;
 using namespace tbkit::pgn;
 
 namespace {
-
-// Serves a string in reads of at most `step` bytes, like a pipe.
-class StringInput final : public formats::InputStream {
- public:
-  StringInput(std::string text, std::size_t step) : text_(std::move(text)), step_(step) {}
-  Result<std::size_t> read(char* dst, std::size_t capacity) override {
-    const std::size_t n = std::min({capacity, step_, text_.size() - pos_});
-    std::memcpy(dst, text_.data() + pos_, n);
-    pos_ += n;
-    return n;
-  }
-  std::uint64_t raw_bytes_read() const override { return pos_; }
-  std::uint64_t raw_size() const override { return text_.size(); }
-
- private:
-  std::string text_;
-  std::size_t step_;
-  std::size_t pos_ = 0;
-};
 
 struct Seen {
   TokenKind kind;
@@ -53,7 +32,7 @@ std::vector<Seen> lex_memory(const std::string& text) {
 }
 
 std::vector<Seen> lex_stream(const std::string& text, std::size_t buffer, std::size_t step) {
-  StringInput in(text, step);
+  test::StringInput in(text, step);
   Lexer lx(in, buffer);
   return lex_all(lx);
 }
