@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include <optional>
 #include <random>
 
 #include "gen/index_scheme.h"
@@ -58,6 +59,27 @@ Board random_board(const IndexScheme& scheme, std::mt19937_64& rng) {
   }
 }
 
+// Adds to `bad` the failures of one placement b: an index out of range, a symmetric image indexed
+// elsewhere, a slot that does not decode (side to move b.side), or a decoded board outside b's
+// orbit. Returns the index when its slot decodes, into `canonical`.
+std::optional<std::uint64_t> check_orbit(const IndexScheme& scheme, const Board& b, Board& canonical, std::uint64_t& bad) {
+  const int symmetries = scheme.material().has_pawns() ? 2 : 8;
+  const std::uint64_t i = scheme.encode(b);
+  if (i >= scheme.size()) {
+    ++bad;
+    return std::nullopt;
+  }
+  for (int t = 0; t < symmetries; ++t) bad += scheme.encode(symmetric_image(b, t)) != i;
+  if (!scheme.decode(i, b.side, canonical)) {
+    ++bad;
+    return std::nullopt;
+  }
+  bool same_orbit = false;
+  for (int t = 0; t < symmetries; ++t) same_orbit |= symmetric_image(b, t) == canonical;
+  bad += !same_orbit;
+  return i;
+}
+
 }  // namespace
 
 TEST_CASE("King pair counts", "[gen][index]") {
@@ -75,7 +97,6 @@ TEST_CASE("Index is a bijection over all placements (3 men)", "[gen][index]") {
     const std::uint64_t used = check_round_trip(scheme);
     // Every placement of the men (kings apart, pawns off the back ranks) and each of its
     // symmetric images maps to one slot, and the slots' orbits add up to all placements.
-    const int symmetries = scheme.material().has_pawns() ? 2 : 8;
     const PieceType extra = scheme.material().has_pawns() ? PieceType::kPawn : PieceType::kQueen;
     std::uint64_t placements = 0, orbit_total = 0, bad = 0;
     std::vector<std::uint8_t> seen(scheme.size(), 0);
@@ -90,22 +111,10 @@ TEST_CASE("Index is a bijection over all placements (3 men)", "[gen][index]") {
           b.put(Color::kBlack, PieceType::kKing, Square(bk));
           b.put(Color::kWhite, extra, Square(x));
           ++placements;
-          const std::uint64_t i = scheme.encode(b);
-          if (i >= scheme.size()) {
-            ++bad;
-            continue;
-          }
-          for (int t = 0; t < symmetries; ++t) bad += scheme.encode(symmetric_image(b, t)) != i;
           Board canonical;
-          if (!scheme.decode(i, Color::kWhite, canonical)) {
-            ++bad;
-            continue;
-          }
-          bool same_orbit = false;
-          for (int t = 0; t < symmetries; ++t) same_orbit |= symmetric_image(b, t) == canonical;
-          bad += !same_orbit;
-          if (!seen[i]) {
-            seen[i] = 1;
+          const auto i = check_orbit(scheme, b, canonical, bad);
+          if (i && !seen[*i]) {
+            seen[*i] = 1;
             orbit_total += std::uint64_t(scheme.orbit_size(canonical));
           }
         }
@@ -122,24 +131,10 @@ TEST_CASE("Index round trip and symmetry (4 men)", "[gen][index]") {
     INFO(name);
     const IndexScheme scheme(mat(name));
     check_round_trip(scheme);
-    const int symmetries = scheme.material().has_pawns() ? 2 : 8;
     std::uint64_t bad = 0;
     for (int n = 0; n < 20000; ++n) {
-      const Board b = random_board(scheme, rng);
-      const std::uint64_t i = scheme.encode(b);
-      if (i >= scheme.size()) {
-        ++bad;
-        continue;
-      }
-      for (int t = 0; t < symmetries; ++t) bad += scheme.encode(symmetric_image(b, t)) != i;
       Board canonical;
-      if (!scheme.decode(i, b.side, canonical)) {
-        ++bad;
-        continue;
-      }
-      bool same_orbit = false;
-      for (int t = 0; t < symmetries; ++t) same_orbit |= symmetric_image(b, t) == canonical;
-      bad += !same_orbit;
+      (void)check_orbit(scheme, random_board(scheme, rng), canonical, bad);
     }
     CHECK(bad == 0);
   }
