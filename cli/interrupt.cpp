@@ -3,12 +3,14 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <string>
 #include <system_error>
 #include <thread>
 
@@ -32,8 +34,14 @@ void remove_guarded_and_die(int sig) {
   {
     std::lock_guard lock(r.mutex);
     for (const auto& [id, path] : r.paths) {
+      // Renamed aside first: the command's other threads go on until the signal is raised, and
+      // they write by path, so a file one of them makes between remove_all's listing and its
+      // rmdir would leave the directory behind. Under the new name nothing can add to it.
       std::error_code ec;
-      std::filesystem::remove_all(path, ec);
+      std::filesystem::path doomed = path;
+      doomed += ".removing-" + std::to_string(::getpid());
+      std::filesystem::rename(path, doomed, ec);
+      std::filesystem::remove_all(ec ? path : doomed, ec);
     }
   }
   ::signal(sig, SIG_DFL);

@@ -25,6 +25,15 @@ std::filesystem::path scratch(const std::string& name) {
   return dir;
 }
 
+// What is left under `dir`, for the failure message of a check that it is empty.
+std::string listing(const std::filesystem::path& dir) {
+  std::string out;
+  std::error_code ec;
+  for (auto it = std::filesystem::recursive_directory_iterator(dir, ec); !ec && it != std::filesystem::end(it); it.increment(ec))
+    out += it->path().string() + "\n";
+  return out;
+}
+
 pid_t spawn_tbkit(std::vector<std::string> args, int stdin_fd = -1, int close_fd = -1, const std::string& tmpdir = {}) {
   const pid_t pid = tbkit::testing::spawn_tbkit(std::move(args), stdin_fd, close_fd, tmpdir);
   REQUIRE(pid > 0);
@@ -108,6 +117,7 @@ TEST_CASE("book build interrupted while reading leaves no spill directory", "[cl
   ::close(fds[1]);
   CHECK(WIFSIGNALED(status));
   CHECK(WTERMSIG(status) == SIGINT);
+  INFO("left behind:\n" << listing(temp));
   CHECK(std::filesystem::is_empty(temp));
   CHECK_FALSE(std::filesystem::exists(dir / "out.tbb.tmp"));
   CHECK_FALSE(std::filesystem::exists(dir / "out.tbb"));
@@ -133,6 +143,7 @@ TEST_CASE("bench interrupted leaves no scratch directory", "[cli]") {
   // The bench runs for seconds; had it finished first, the directory would be gone for that reason.
   CHECK(WIFSIGNALED(status));
   CHECK(WTERMSIG(status) == SIGINT);
+  INFO("left behind:\n" << listing(dir));
   CHECK(std::filesystem::is_empty(dir));
   std::filesystem::remove_all(dir);
 }
