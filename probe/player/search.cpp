@@ -45,7 +45,10 @@ void Searcher::set_hash_size(std::size_t hash_mb) {
   std::size_t entries = hash_mb * 1024 * 1024 / sizeof(TtEntry);
   std::size_t pow2 = 1;
   while (pow2 * 2 <= entries) pow2 *= 2;
-  tt_.assign(pow2, TtEntry{});
+  // Allocated by the next search: a GUI sets Hash before its first "go", and the default table
+  // is then never made.
+  tt_entries_ = pow2;
+  tt_ = std::vector<TtEntry>();
 }
 
 void Searcher::clear() {
@@ -321,6 +324,7 @@ int Searcher::negamax(int alpha, int beta, int depth, int ply, bool pv_node, boo
 SearchResult Searcher::search(const chess::Position& pos, const SearchLimits& limits, const std::atomic<bool>& stop,
                               const std::function<void(const SearchInfo&)>& on_info, const SearchOptions& options) {
   start_ = std::chrono::steady_clock::now();
+  if (tt_.size() != tt_entries_) tt_.assign(tt_entries_, TtEntry{});
   pos_ = pos;
   stop_ = &stop;
   stopped_ = false;
@@ -340,13 +344,18 @@ SearchResult Searcher::search(const chess::Position& pos, const SearchLimits& li
   std::int64_t soft = 0;
   hard_limit_ms_ = 0;
   const int us = chess::index_of(pos.side_to_move());
+  // Clocks beyond 2^40 ms (35 years) count as that much, so the sums and products below cannot
+  // overflow whatever the caller passes.
+  constexpr std::int64_t kMaxMs = std::int64_t{1} << 40;
+  const std::int64_t overhead = std::clamp<std::int64_t>(limits.move_overhead_ms, 0, kMaxMs);
   if (limits.movetime_ms > 0) {
-    hard_limit_ms_ = std::max<std::int64_t>(1, limits.movetime_ms - limits.move_overhead_ms);
+    hard_limit_ms_ = std::max<std::int64_t>(1, limits.movetime_ms - overhead);
     soft = hard_limit_ms_;
   } else if (!limits.infinite && limits.time_ms[us] >= 0) {
-    const std::int64_t left = std::max<std::int64_t>(1, limits.time_ms[us] - limits.move_overhead_ms);
+    const std::int64_t left = std::max<std::int64_t>(1, std::min(limits.time_ms[us], kMaxMs) - overhead);
+    const std::int64_t inc = std::clamp<std::int64_t>(limits.inc_ms[us], 0, kMaxMs);
     const int moves_left = limits.movestogo > 0 ? std::min(limits.movestogo, 40) : 30;
-    soft = left / moves_left + limits.inc_ms[us] * 3 / 4;
+    soft = left / moves_left + inc * 3 / 4;
     soft = std::min(soft, left / 2);
     hard_limit_ms_ = std::max<std::int64_t>(1, std::min(left * 3 / 4, soft * 4));
     soft = std::max<std::int64_t>(1, soft);

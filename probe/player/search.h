@@ -76,7 +76,8 @@ struct SearchOptions {
 class Searcher {
  public:
   explicit Searcher(std::size_t hash_mb = 16);
-  // Resizes (and clears) the transposition table; hash_mb is clamped to [1, 4096].
+  // Resizes (and clears) the transposition table; hash_mb is clamped to [1, 4096]. The table's
+  // memory is taken by the next search, not here.
   void set_hash_size(std::size_t hash_mb);
   // Forgets everything learnt (new game).
   void clear();
@@ -109,7 +110,8 @@ class Searcher {
   void order_moves(chess::Move* moves, int* scores, int count, chess::Move hash_move, int ply) const;
   [[nodiscard]] std::int64_t elapsed_ms() const;
 
-  std::vector<TtEntry> tt_;
+  std::vector<TtEntry> tt_;  // empty until a search needs it
+  std::size_t tt_entries_ = 0;  // its size from set_hash_size, a power of two
   std::uint8_t generation_ = 0;
   const TableOracle* tables_ = nullptr;
 

@@ -1,5 +1,7 @@
 #include "probe/player/uci.h"
 
+#include <algorithm>
+#include <limits>
 #include <mutex>
 #include <sstream>
 #include <vector>
@@ -151,56 +153,24 @@ class UciSession {
 
   void go(const std::string& args) {
     engine_.stop();
-    const auto w = split_words(args);
-    SearchLimits limits;
-    limits.move_overhead_ms = engine_.options().move_overhead_ms;
-    std::vector<chess::Move> search_moves;
-    for (std::size_t i = 0; i < w.size(); ++i) {
-      const std::string& k = w[i];
-      auto number = [&](std::int64_t& out) {
-        if (i + 1 >= w.size() || !parse_int64(w[i + 1], out)) {
-          error("go: '" + k + "' needs a number");
-          return false;
-        }
-        ++i;
-        return true;
-      };
-      std::int64_t n = 0;
-      if (k == "infinite") limits.infinite = true;
-      else if (k == "ponder") limits.infinite = true;
-      else if (k == "wtime" && number(n)) limits.time_ms[0] = std::max<std::int64_t>(0, n);
-      else if (k == "btime" && number(n)) limits.time_ms[1] = std::max<std::int64_t>(0, n);
-      else if (k == "winc" && number(n)) limits.inc_ms[0] = std::max<std::int64_t>(0, n);
-      else if (k == "binc" && number(n)) limits.inc_ms[1] = std::max<std::int64_t>(0, n);
-      else if (k == "movestogo" && number(n)) limits.movestogo = int(n);
-      else if (k == "depth" && number(n)) limits.depth = int(std::max<std::int64_t>(1, n));
-      else if (k == "nodes" && number(n)) limits.nodes = std::uint64_t(std::max<std::int64_t>(1, n));
-      else if (k == "movetime" && number(n)) limits.movetime_ms = std::max<std::int64_t>(1, n);
-      else if (k == "mate" && number(n)) limits.depth = int(std::max<std::int64_t>(1, 2 * n + 1));
-      else if (k == "searchmoves") {
-        while (i + 1 < w.size()) {
-          auto m = chess::parse_uci(position_, w[i + 1]);
-          if (!m) break;
-          search_moves.push_back(*m);
-          ++i;
-        }
-      }
-    }
-    infinite_ = limits.infinite;
+    GoCommand cmd = parse_go_command(args, position_);
+    for (const std::string& e : cmd.errors) error(e);
+    cmd.limits.move_overhead_ms = engine_.options().move_overhead_ms;
+    infinite_ = cmd.limits.infinite;
     if (!chess::has_legal_move(position_)) {
       send("info depth 0 score " + std::string(position_.in_check() ? "mate 0" : "cp 0"));
       send("bestmove 0000");
       return;
     }
     engine_.start(
-        position_, limits, [this](const SearchInfo& info) { send(format_info(info)); },
+        position_, cmd.limits, [this](const SearchInfo& info) { send(format_info(info)); },
         [this](const Decision& d) {
           if (d.source == MoveSource::kBook) send("info string book move " + chess::to_uci(d.best));
           std::string line = "bestmove " + chess::to_uci(d.best);
           if (!d.ponder.is_none()) line += " ponder " + chess::to_uci(d.ponder);
           send(line);
         },
-        std::move(search_moves));
+        std::move(cmd.search_moves));
   }
 
   std::istream& in_;
@@ -252,6 +222,46 @@ Result<chess::Position> parse_position_command(const std::string& args) {
     }
   }
   return pos;
+}
+
+GoCommand parse_go_command(const std::string& args, const chess::Position& pos) {
+  GoCommand go;
+  SearchLimits& limits = go.limits;
+  const auto w = split_words(args);
+  for (std::size_t i = 0; i < w.size(); ++i) {
+    const std::string& k = w[i];
+    // The number after keyword k, clamped to [lo, hi]; false (and an error) when there is none.
+    std::int64_t n = 0;
+    auto number = [&](std::int64_t lo, std::int64_t hi) {
+      if (i + 1 >= w.size() || !parse_int64(w[i + 1], n)) {
+        go.errors.push_back("go: '" + k + "' needs a number");
+        return false;
+      }
+      ++i;
+      n = std::clamp(n, lo, hi);
+      return true;
+    };
+    constexpr std::int64_t kMs = kMaxGoMilliseconds;
+    if (k == "infinite" || k == "ponder") limits.infinite = true;
+    else if (k == "wtime" && number(0, kMs)) limits.time_ms[0] = n;
+    else if (k == "btime" && number(0, kMs)) limits.time_ms[1] = n;
+    else if (k == "winc" && number(0, kMs)) limits.inc_ms[0] = n;
+    else if (k == "binc" && number(0, kMs)) limits.inc_ms[1] = n;
+    else if (k == "movestogo" && number(0, 1000)) limits.movestogo = int(n);
+    else if (k == "depth" && number(1, kMaxGoDepth)) limits.depth = int(n);
+    else if (k == "nodes" && number(1, std::numeric_limits<std::int64_t>::max())) limits.nodes = std::uint64_t(n);
+    else if (k == "movetime" && number(1, kMs)) limits.movetime_ms = n;
+    else if (k == "mate" && number(1, (kMaxGoDepth - 1) / 2)) limits.depth = int(2 * n + 1);
+    else if (k == "searchmoves") {
+      while (i + 1 < w.size()) {
+        auto m = chess::parse_uci(pos, w[i + 1]);
+        if (!m) break;
+        go.search_moves.push_back(*m);
+        ++i;
+      }
+    }
+  }
+  return go;
 }
 
 void run_uci(std::istream& in, std::ostream& out) { UciSession(in, out).run(); }

@@ -2,9 +2,11 @@
 // background thread, so "stop", "isready" and "quit" are handled while it thinks.
 #pragma once
 
+#include <cstdint>
 #include <istream>
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "chess/position.h"
 #include "chess/result.h"
@@ -22,5 +24,21 @@ void run_uci(std::istream& in, std::ostream& out);
 
 // Parses "startpos|fen F... [moves m1 m2 ...]" (the words after "position").
 [[nodiscard]] Result<chess::Position> parse_position_command(const std::string& args);
+
+// What "go ARGS" asks for (the words after "go"), in position `pos`: depth, nodes, movetime,
+// wtime/btime, winc/binc, movestogo, mate N (a depth of 2N + 1), infinite, ponder (searched like
+// infinite) and searchmoves (the legal moves that follow it). Numbers are clamped to what the
+// search can use, so no value overflows: depths 1..kMaxGoDepth, times and increments
+// 0..kMaxGoMilliseconds (movetime from 1), movestogo 0..1000, nodes from 1. A keyword without a
+// number is skipped with a message in `errors`; unknown words are ignored, as UCI asks.
+// limits.move_overhead_ms is left at its default: the caller sets it.
+struct GoCommand {
+  SearchLimits limits;
+  std::vector<chess::Move> search_moves;
+  std::vector<std::string> errors;
+};
+inline constexpr int kMaxGoDepth = 10000;
+inline constexpr std::int64_t kMaxGoMilliseconds = std::int64_t{1} << 40;  // about 35 years
+[[nodiscard]] GoCommand parse_go_command(const std::string& args, const chess::Position& pos);
 
 }  // namespace tbkit::player
