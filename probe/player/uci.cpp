@@ -131,7 +131,8 @@ class UciSession {
     } else if (name == "BookFile") {
       if (Status st = engine_.set_book(value); !st) error("BookFile: " + st.error().message);
     } else if (name == "BookMinGames") {
-      if (!parse_int64(value, n) || n < 1) return error("BookMinGames: expected a positive number, got '" + value + "'");
+      if (!parse_int64(value, n) || n < 1 || n > 1000000)
+        return error("BookMinGames: expected a number from 1 to 1000000, got '" + value + "'");
       BookPolicy p = engine_.options().book;
       p.min_games = std::uint32_t(n);
       engine_.set_book_policy(p);
@@ -144,7 +145,8 @@ class UciSession {
     } else if (name == "TablebasePath") {
       if (Status st = engine_.set_tablebase_path(value); !st) error("TablebasePath: " + st.error().message);
     } else if (name == "MoveOverhead") {
-      if (!parse_int64(value, n) || n < 0) return error("MoveOverhead: expected milliseconds, got '" + value + "'");
+      if (!parse_int64(value, n) || n < 0 || n > 5000)
+        return error("MoveOverhead: expected milliseconds from 0 to 5000, got '" + value + "'");
       engine_.set_move_overhead(n);
     } else {
       error("unknown option '" + name + "'");

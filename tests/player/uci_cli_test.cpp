@@ -95,10 +95,15 @@ TEST_CASE("UCI reports bad commands and bad options without stopping", "[player]
                            "frobnicate\nposition fen 8/8/8/8/8/8/8/8 w - - 0 1\nposition startpos moves e2e5\n"
                            "setoption name Hash value lots\nsetoption name BookFile value /nonexistent/book.tbb\n"
                            "setoption name BookSelection value random\nsetoption name Nope value 1\n"
-                           "setoption name TablebasePath value /nonexistent/dir\nisready\nquit\n");
+                           "setoption name TablebasePath value /nonexistent/dir\n"
+                           "setoption name MoveOverhead value 5001\nsetoption name BookMinGames value 4294967296\n"
+                           "isready\nquit\n");
   REQUIRE(r.exit_code == 0);
   const auto errors = starting_with(r.out, "info string error:");
-  CHECK(errors.size() == 8);
+  CHECK(errors.size() == 10);
+  // Out of the ranges "uci" announces (4294967296 once wrapped to 0 games).
+  CHECK(r.out.find("MoveOverhead: expected milliseconds from 0 to 5000, got '5001'") != std::string::npos);
+  CHECK(r.out.find("BookMinGames: expected a number from 1 to 1000000, got '4294967296'") != std::string::npos);
   CHECK(r.out.find("unknown command 'frobnicate'") != std::string::npos);
   CHECK(r.out.find("move 'e2e5'") != std::string::npos);
   CHECK(r.out.find("/nonexistent/book.tbb") != std::string::npos);
