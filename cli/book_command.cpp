@@ -365,9 +365,9 @@ void add_book_command(CLI::App& app, int& exit_code) {
   build->add_option("-o,--output", bo->output, "Native book to write (.tbb)");
   build->add_option("--polyglot", bo->polyglot, "Polyglot book to write (.bin)");
   build->add_flag("--polyglot-compat", bo->compat, "Reproduce 'polyglot make-book' byte for byte (writes a .bin only)");
-  build->add_option("--max-ply", bo->max_ply, "Record the first N plies of each game (default 1024)")->check(CLI::NonNegativeNumber);
+  build->add_option("--max-ply", bo->max_ply, "Record the first N plies of each game (default 1024)")->check(at_least(0));
   build->add_option("--min-games", bo->min_games, "Drop moves played in fewer games (default 1; 3 with --polyglot-compat)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(at_least(0));
   build->add_option("--min-elo", bo->min_elo, "Record only moves by players rated at least E");
   build->add_option("--elo-of", bo->elo_of, "Whose rating --min-elo tests")->check(CLI::IsMember({"mover", "both", "average"}));
   build->add_option("--since", bo->since, "Only games played on or after DATE (2020, 2020-03, 2020-03-15)");
@@ -380,7 +380,7 @@ void add_book_command(CLI::App& app, int& exit_code) {
   build->add_option("--memory", bo->memory, "Bound the builder's memory (e.g. 64M, 2G); spills sorted runs to disk");
   build->add_option("--temp-dir", bo->temp_dir, "Directory for spill runs (default: the system temp directory)");
   build->add_option("-t,--threads", bo->threads, "Worker threads (default: all cores); output is identical for any count")
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::Range(1, 1024));
   build->add_flag("-q,--quiet", bo->quiet, "No progress or summary on stderr");
   build->footer(
       "Examples:\n"

@@ -1,8 +1,10 @@
 #include "cli/common.h"
 
+#include <charconv>
 #include <cstdio>
 #include <iostream>
 #include <sstream>
+#include <system_error>
 
 #include "chess/fen.h"
 
@@ -40,6 +42,18 @@ std::string board_text(const chess::Position& pos, bool black_view) {
 int report(const Error& e) {
   std::cerr << "tbkit: " << e.message << '\n';
   return exit_code_for(e);
+}
+
+CLI::Validator at_least(std::int64_t min) {
+  return CLI::Validator(
+      [min](std::string& value) -> std::string {
+        std::int64_t n = 0;
+        const char* end = value.data() + value.size();
+        const auto [ptr, ec] = std::from_chars(value.data(), end, n);
+        if (ec == std::errc() && ptr == end && n >= min) return {};
+        return "must be a whole number, " + std::to_string(min) + " or more, got '" + value + "'";
+      },
+      "INT>=" + std::to_string(min), "at_least");
 }
 
 std::string hex_key(std::uint64_t k) {

@@ -34,6 +34,10 @@ int report(const Error& e);
 // A 64-bit key as 16 lowercase hex digits (Polyglot keys).
 [[nodiscard]] std::string hex_key(std::uint64_t k);
 
+// A CLI11 check for a whole-number option of at least `min`: "--movetime: must be a whole number,
+// 1 or more, got '0'" (CLI11's own positive/non-negative checks print their range as doubles).
+[[nodiscard]] CLI::Validator at_least(std::int64_t min);
+
 // Joins positional words into a FEN; "startpos" (or nothing) is the initial position.
 [[nodiscard]] Result<chess::Position> position_from_words(const std::vector<std::string>& words);
 

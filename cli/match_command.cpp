@@ -172,14 +172,14 @@ void add_match_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--book", o->book, "Start from random lines of this book (.tbb or Polyglot .bin)");
   cmd->add_option("--book-plies", o->book_plies, "Plies of each book line (default 8)")->check(CLI::Range(0, 200));
   cmd->add_option("--book-min-games", o->book_min_games, "Book moves played at least this often (default 1)");
-  cmd->add_option("-n,--games", o->games, "Games to play (default: every position, per --colors)")->check(CLI::PositiveNumber);
+  cmd->add_option("-n,--games", o->games, "Games to play (default: every position, per --colors)")->check(at_least(1));
   cmd->add_option("--colors", o->colours, "Engine 1 plays: both (each position twice), white, black, to-move, not-to-move")
       ->check(CLI::IsMember({"both", "white", "black", "to-move", "not-to-move"}));
-  cmd->add_option("--movetime", o->movetime, "Milliseconds per move")->check(CLI::PositiveNumber);
+  cmd->add_option("--movetime", o->movetime, "Milliseconds per move")->check(at_least(1));
   cmd->add_option("--tc", o->tc, "Clock: SECONDS[+INCREMENT] (default 10+0.1)");
   cmd->add_option("--time-margin", o->margin, "Milliseconds of lateness tolerated before a time forfeit (default 500)")
-      ->check(CLI::NonNegativeNumber);
-  cmd->add_option("--max-plies", o->max_plies, "Adjudicate a draw after this many plies (default 600)")->check(CLI::PositiveNumber);
+      ->check(at_least(0));
+  cmd->add_option("--max-plies", o->max_plies, "Adjudicate a draw after this many plies (default 600)")->check(at_least(1));
   cmd->add_option("--pgn", o->pgn, "Write the games to this PGN file");
   cmd->add_option("--seed", o->seed, "Seed for choosing book lines (default 1)");
   cmd->add_flag("-q,--quiet", o->quiet, "Only the final score line");

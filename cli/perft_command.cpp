@@ -98,7 +98,7 @@ void add_perft_command(CLI::App& app, int& exit_code) {
   cmd->add_flag("--divide", opts->divide, "Print the count below each legal root move");
   cmd->add_option("--suite", opts->suite, "Run an EPD (;D1 20 ...) or .perft (id/epd/perft) suite");
   cmd->add_option("--max-depth", opts->max_depth, "With --suite: skip depths above D")->check(CLI::Range(1, 20));
-  cmd->add_option("--limit", opts->limit, "With --suite: only the first N positions")->check(CLI::NonNegativeNumber);
+  cmd->add_option("--limit", opts->limit, "With --suite: only the first N positions")->check(at_least(0));
   cmd->footer(
       "Examples:\n"
       "  tbkit perft startpos 6\n"

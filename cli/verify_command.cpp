@@ -227,9 +227,9 @@ void add_verify_command(CLI::App& app, int& exit_code) {
   cmd->add_option("paths", opts->paths, "Table files or directories of *.dtm files (default: current directory)");
   cmd->add_option("-t,--threads", opts->threads, "Worker threads (default: all cores)")->check(CLI::Range(1, 1024));
   cmd->add_option("--play", opts->play, "Instead: play N random won positions out by the tables (winner fastest, loser longest)")
-      ->check(CLI::PositiveNumber);
+      ->check(at_least(1));
   cmd->add_option("--sample", opts->sample, "Instead: print N random positions of --material with outcome --want (EPD)")
-      ->check(CLI::PositiveNumber);
+      ->check(at_least(1));
   cmd->add_option("--want", opts->want, "For --sample: won (side to move wins) or drawn")->check(CLI::IsMember({"won", "drawn"}));
   cmd->add_option("--to-move", opts->to_move, "For --sample: side to move, white, black or any (default)")
       ->check(CLI::IsMember({"white", "black", "any"}));

@@ -34,6 +34,19 @@ TEST_CASE("every command has help with examples", "[cli]") {
   CHECK(run_tbkit("").exit_code == 2);
 }
 
+TEST_CASE("whole-number options name the option, the bound and the value", "[cli]") {
+  // Exit 2 before any work: the checks run while the command line is parsed.
+  const auto negative = run_tbkit("book build games.pgn -o out.tbb --max-ply -1");
+  CHECK(negative.exit_code == 2);
+  CHECK(negative.err.find("--max-ply: must be a whole number, 0 or more, got '-1'") != std::string::npos);
+  const auto zero = run_tbkit("verify --play 0");
+  CHECK(zero.exit_code == 2);
+  CHECK(zero.err.find("--play: must be a whole number, 1 or more, got '0'") != std::string::npos);
+  const auto fraction = run_tbkit("perft --suite x.epd --limit 2.5");
+  CHECK(fraction.exit_code == 2);
+  CHECK(fraction.err.find("--limit: must be a whole number, 0 or more, got '2.5'") != std::string::npos);
+}
+
 TEST_CASE("bench prints a stable signature", "[cli][bench][slow]") {
   auto a = run_tbkit("bench");
   auto b = run_tbkit("bench");
