@@ -35,10 +35,8 @@ ConsistencyReport check_consistency(const SolvedTable& table, const TableSet& ta
   const std::uint64_t per_side = (table.scheme.size() + kChunk - 1) / kChunk;
   std::vector<ConsistencyReport> parts(2 * per_side);
   std::atomic<std::uint64_t> done{0};
-  parallel_each(arena, parts.size(), [&](std::uint64_t c) {
-    const int s = int(c / per_side);
-    const std::uint64_t first = (c % per_side) * kChunk;
-    const std::uint64_t last = std::min(first + kChunk, table.scheme.size());
+  parallel_side_chunks(arena, table.scheme.size(), kChunk, [&](int s, std::uint64_t first, std::uint64_t last,
+                                                                std::uint64_t c) {
     ConsistencyReport& part = parts[c];
     // Consecutive slots mostly differ by one step of the last man: no full decode for those.
     SlotBoards boards(table.scheme, chess::Color(s));

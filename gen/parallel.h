@@ -70,6 +70,17 @@ void parallel_chunks(tbb::task_arena& arena, std::uint64_t n, std::uint64_t chun
   parallel_each(arena, (n + chunk - 1) / chunk, [&](std::uint64_t c) { body(c * chunk, std::min(n, (c + 1) * chunk)); });
 }
 
+// Chunks of both sides of an index of n slots: body(side, first, last, c) for each chunk c of
+// side 0's [0, n), then side 1's, c numbering them all (2 * ceil(n / chunk) in all), in parallel.
+template <class F>
+void parallel_side_chunks(tbb::task_arena& arena, std::uint64_t n, std::uint64_t chunk, F&& body) {
+  const std::uint64_t per_side = (n + chunk - 1) / chunk;
+  parallel_each(arena, 2 * per_side, [&](std::uint64_t c) {
+    const std::uint64_t first = (c % per_side) * chunk;
+    body(int(c / per_side), first, std::min(n, first + chunk), c);
+  });
+}
+
 // One piece of work run beside the calling thread (the run manager writes a table while it
 // solves the next). wait() must be called before another run() and before destruction.
 class BackgroundTask {

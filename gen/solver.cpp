@@ -131,15 +131,6 @@ class Solver {
   std::shared_ptr<SolvedTable> run();
 
  private:
-  template <class F>
-  void for_each_chunk(F&& f) {
-    const std::uint64_t per_side = (scheme_.size() + kChunk - 1) / kChunk;
-    parallel_each(arena_, 2 * per_side, [&](std::uint64_t c) {
-      const std::uint64_t first = (c % per_side) * kChunk;
-      f(int(c / per_side), first, std::min(first + kChunk, scheme_.size()), c);
-    });
-  }
-
   std::atomic_ref<std::uint16_t> state(int side, std::uint64_t i) { return std::atomic_ref(state_[side][i]); }
   std::atomic_ref<std::uint8_t> count(int side, std::uint64_t i) { return std::atomic_ref(count_[side][i]); }
   // Chunks remember which plies (mod kPlyModulus) were set in them, so a ply's scan skips the others.
@@ -411,7 +402,7 @@ std::shared_ptr<SolvedTable> Solver::run() {
   const std::uint64_t per_side = (n + kChunk - 1) / kChunk;
   std::vector<std::vector<Deferred>> chunk_deferred(2 * per_side);
   if (progress_) progress_({"init", 0, 0, 2 * n});
-  for_each_chunk([&](int side, std::uint64_t first, std::uint64_t last, std::uint64_t chunk) {
+  parallel_side_chunks(arena_, n, kChunk, [&](int side, std::uint64_t first, std::uint64_t last, std::uint64_t chunk) {
     // Consecutive slots mostly differ by one step of the last man: no full decode for those.
     Board b;
     bool placed = false;
