@@ -119,17 +119,18 @@ int run_gen(const GenCliOptions& o) {
     if (show_progress) std::fprintf(stderr, "\r\033[K");
     if (o.quiet) return;
     if (s.skipped) {
-      std::fprintf(stderr, "%s: present and valid, skipped\n", s.material.name().c_str());
+      std::fprintf(stderr, "%s: present and valid, skipped (%llu bytes)\n", s.material.name().c_str(),
+                   static_cast<unsigned long long>(s.file_bytes));
       return;
     }
     std::fprintf(stderr,
                  "%s: %llu positions, W/D/L %llu/%llu/%llu, longest mate %d plies, %.2f s (solve %.2f s, %.2f s CPU; "
-                 "write %.2f s, %.2f s CPU), peak %.0f MiB\n",
+                 "write %.2f s, %.2f s CPU), peak %.0f MiB, %llu bytes\n",
                  s.material.name().c_str(), static_cast<unsigned long long>(s.positions),
                  static_cast<unsigned long long>(s.wins), static_cast<unsigned long long>(s.draws),
                  static_cast<unsigned long long>(s.losses), s.longest_plies, s.seconds, s.solve_seconds, s.solve_cpu_seconds,
                  s.write_seconds, s.write_cpu_seconds,
-                 double(s.peak_rss) / (1 << 20));
+                 double(s.peak_rss) / (1 << 20), static_cast<unsigned long long>(s.file_bytes));
   };
   Status st = gen::generate_tables(wanted, opts, arena, progress, summary);
   writing.release();

@@ -42,6 +42,7 @@ std::string RunProgress::place(const gen::Material& m) const {
 }
 
 void RunProgress::finished(const gen::TableSummary& s) {
+  file_bytes_ += s.file_bytes;
   const std::size_t k = position(s.material);
   if (!s.skipped) {
     finished_at(k, s.seconds);
@@ -224,7 +225,8 @@ void TablesProgress::draw(const std::string& what, std::optional<double> fractio
 std::string RunProgress::totals() const {
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   return std::to_string(plan_.size()) + " tables: " + std::to_string(generated_) + " generated, " +
-         std::to_string(skipped_) + " present and valid, " + format_duration(secs);
+         std::to_string(skipped_) + " present and valid, " + std::to_string(file_bytes_) + " bytes, " +
+         format_duration(secs);
 }
 
 }  // namespace tbkit::cli

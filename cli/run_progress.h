@@ -55,7 +55,7 @@ class RunProgress {
   // "; run ETA 1h 05m" (seconds_left on the clock since construction), or "".
   [[nodiscard]] std::string eta(const gen::Material& m, double fraction) const;
   [[nodiscard]] std::string eta_at(std::size_t k, double fraction) const;
-  // "N tables: G generated, S present and valid, 1m 05s".
+  // "N tables: G generated, S present and valid, B bytes, 1m 05s" (B: the finished tables' files).
   [[nodiscard]] std::string totals() const;
 
  private:
@@ -69,6 +69,7 @@ class RunProgress {
   std::vector<bool> done_;
   std::map<Kind, std::pair<double, double>> measured_;  // kind -> (seconds, slots) of tables made
   std::size_t generated_ = 0, skipped_ = 0;
+  std::uint64_t file_bytes_ = 0;
   std::chrono::steady_clock::time_point start_;
 };
 

@@ -103,6 +103,13 @@ void count_outcomes(const SolvedTable& table, TableSummary& s, tbb::task_arena& 
   }
 }
 
+// The size of a file, or 0 if it cannot be read (the summary's figure only).
+std::uint64_t file_size_or_zero(const std::filesystem::path& path) {
+  std::error_code ec;
+  const std::uintmax_t n = std::filesystem::file_size(path, ec);
+  return ec ? 0 : std::uint64_t(n);
+}
+
 }  // namespace
 
 // TableFile::open checks the header's checksum and the metadata's; with every block's checksum
@@ -231,6 +238,7 @@ Status generate_tables(const std::vector<Material>& wanted, const GenOptions& op
       TableSummary s;
       s.material = m;
       s.skipped = true;
+      s.file_bytes = file_size_or_zero(path);
       s.peak_rss = peak_rss_bytes();
       if (summary) summary(s);
       continue;
@@ -287,6 +295,7 @@ Status generate_tables(const std::vector<Material>& wanted, const GenOptions& op
     const bool copy = one_side && !conversions[k].empty() && needed_from(m, k + 1);
     auto write = [&, path, t2, c2, copy] {
       pending.status = write_solved_table(path, *pending.table, pending.subtables, opts.generator, opts.created, arena, opts.write);
+      if (pending.status) s.file_bytes = file_size_or_zero(path);
       if (pending.status && copy)
         pending.status = write_expanded_copy(cache, *pending.table, opts.generator, opts.created, arena);
       s.write_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t2).count();

@@ -50,6 +50,7 @@ struct TableSummary {
   double solve_cpu_seconds = 0;  // process CPU time (user + system, all threads) while solving
   double write_cpu_seconds = 0;  // and while writing
   std::uint64_t peak_rss = 0;    // bytes, of the whole process so far
+  std::uint64_t file_bytes = 0;  // size of the table's file (written, or present and valid)
   std::size_t tables_read = 0;   // tables read from disk for it (the others were kept in memory)
 };
 

@@ -99,14 +99,18 @@ TEST_CASE("Run progress: tables already present count as no work and in the tota
   gen::TableSummary skipped;
   skipped.material = material("KQvK");
   skipped.skipped = true;
+  skipped.file_bytes = 1000;
   run.finished(skipped);
   // A skipped table is no measurement: still under 5% of the first real table, no estimate.
   CHECK_FALSE(run.seconds_left(material("KRvK"), 0.0, 1.0));
-  run.finished(made("KRvK", 1.0));
+  gen::TableSummary krvk = made("KRvK", 1.0);
+  krvk.file_bytes = 234;
+  run.finished(krvk);
   const auto left = run.seconds_left(material("KQvKR"), 0.0, 1.0);
   REQUIRE(left);
   CHECK(*left == Approx(2.0));
-  CHECK(run.totals().rfind("3 tables: 1 generated, 1 present and valid, ", 0) == 0);
+  // The bytes are those of the files finished so far, skipped ones included.
+  CHECK(run.totals().rfind("3 tables: 1 generated, 1 present and valid, 1234 bytes, ", 0) == 0);
 }
 
 TEST_CASE("Run progress: a run of one table gives no run estimate", "[cli][progress]") {

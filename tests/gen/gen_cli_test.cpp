@@ -15,6 +15,7 @@
 #include <fstream>
 #include <fstream>
 #include <iterator>
+#include <sstream>
 #include <string>
 
 #include "formats/table_file.h"
@@ -46,6 +47,19 @@ std::string slurp(const std::filesystem::path& p) {
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
+// The number that ends the first line of `out` starting with `prefix` ("... N bytes"), or -1.
+long long bytes_on_line(const std::string& out, const std::string& prefix) {
+  std::istringstream in(out);
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind(prefix, 0) != 0) continue;
+    const auto end = line.rfind(" bytes");
+    if (end == std::string::npos || end + 6 != line.size()) return -1;
+    const auto start = line.find_last_not_of("0123456789", end - 1) + 1;
+    return start < end ? std::stoll(line.substr(start, end - start)) : -1;
+  }
+  return -1;
+}
+
 std::filesystem::path fresh_dir(const char* name) {
   auto dir = std::filesystem::temp_directory_path() / (std::string("tbkit-gen-test-") + name + "-" + std::to_string(getpid()));
   std::filesystem::remove_all(dir);
@@ -66,6 +80,14 @@ TEST_CASE("gen, verify, stats on KQvKR and KBNvK", "[gen][cli][slow]") {
   CHECK(gen.out.find("6 tables: 6 generated, 0 present and valid, ") != std::string::npos);
   for (const char* f : {"KQvK", "KRvK", "KBvK", "KNvK", "KQvKR", "KBNvK"}) CHECK(std::filesystem::exists(dir / (std::string(f) + ".dtm")));
   CHECK_FALSE(std::filesystem::exists(dir / "KQvKR.dtm.tmp"));
+  // Each summary line ends with its file's size, and the totals line sums them.
+  long long all = 0;
+  for (const char* f : {"KQvK", "KRvK", "KBvK", "KNvK", "KQvKR", "KBNvK"}) {
+    const auto size = static_cast<long long>(std::filesystem::file_size(dir / (std::string(f) + ".dtm")));
+    CHECK(bytes_on_line(gen.out, std::string(f) + ": ") == size);
+    all += size;
+  }
+  CHECK(gen.out.find("6 tables: 6 generated, 0 present and valid, " + std::to_string(all) + " bytes, ") != std::string::npos);
 
   Run verify = run_tbkit("verify " + d);
   CHECK(verify.exit_code == 0);
@@ -79,8 +101,10 @@ TEST_CASE("gen, verify, stats on KQvKR and KBNvK", "[gen][cli][slow]") {
   // A restart skips finished tables; regenerating (1 thread instead of 2) gives the same bytes.
   Run again = run_tbkit("gen KBNvK -d " + d, true);
   CHECK(again.exit_code == 0);
-  CHECK(again.out.find("KBNvK: present and valid, skipped") != std::string::npos);
-  CHECK(again.out.find("3 tables: 0 generated, 3 present and valid, ") != std::string::npos);
+  const auto kbnvk = std::filesystem::file_size(dir / "KBNvK.dtm");
+  CHECK(again.out.find("KBNvK: present and valid, skipped (" + std::to_string(kbnvk) + " bytes)") != std::string::npos);
+  const auto three = kbnvk + std::filesystem::file_size(dir / "KBvK.dtm") + std::filesystem::file_size(dir / "KNvK.dtm");
+  CHECK(again.out.find("3 tables: 0 generated, 3 present and valid, " + std::to_string(three) + " bytes, ") != std::string::npos);
   const std::string before = slurp(dir / "KRvK.dtm");
   std::filesystem::remove(dir / "KRvK.dtm");
   CHECK(run_tbkit("gen KRvK -q -t 1 -d " + d).exit_code == 0);
