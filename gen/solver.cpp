@@ -126,7 +126,7 @@ class Solver {
  public:
   Solver(const Material& m, const TableSet& subtables, tbb::task_arena& arena, const ProgressFn& progress)
       : table_(std::make_shared<SolvedTable>(m)), scheme_(table_->scheme), subtables_(subtables), arena_(arena),
-        progress_(progress) {}
+        progress_(progress), symmetric_(m.is_symmetric()) {}
 
   std::shared_ptr<SolvedTable> run();
 
@@ -174,6 +174,10 @@ class Solver {
   const TableSet& subtables_;
   tbb::task_arena& arena_;
   const ProgressFn& progress_;
+  // A symmetric material (KQvKQ): Black to move at slot j has the value of White to move at the
+  // slot of the colour-flipped board, so only White's side is kept and solved; an update of a
+  // Black-to-move position goes to its flipped twin's slot (docs/tables.md, "Symmetric materials").
+  const bool symmetric_;
   // Not zero-filled: the initialisation writes every state, and every count a legal slot uses.
   std::array<HugeArray<std::uint16_t>, 2> state_;
   std::array<HugeArray<std::uint8_t>, 2> count_;
@@ -255,7 +259,8 @@ void Solver::init_position(int side, std::uint64_t i, const Board* decoded, std:
     in_table += scheme_.stabilizer_size(child);
     // If the en-passant reply wins for the opponent in k plies, this move loses by ply k at the
     // latest, even if the pushed position itself is not yet known: revisit it at ply k.
-    if (ep && ep->is_win()) deferred.push_back({ep->plies(), side, i, scheme_.encode(child)});
+    if (ep && ep->is_win())
+      deferred.push_back({ep->plies(), side, i, scheme_.encode(symmetric_ ? color_flipped(child) : child)});
   });
   assert(in_table < 256);
   count_[side][i] = std::uint8_t(in_table);
@@ -394,7 +399,8 @@ void Solver::propagate(int side, std::uint64_t i, const Board& b, int ply) {
 
 std::shared_ptr<SolvedTable> Solver::run() {
   const std::uint64_t n = scheme_.size();
-  for (int s = 0; s < 2; ++s) {
+  const int sides = symmetric_ ? 1 : 2;
+  for (int s = 0; s < sides; ++s) {
     state_[s] = HugeArray<std::uint16_t>(n);
     count_[s] = HugeArray<std::uint8_t>(n);
     chunk_plies_[s].assign((n + kChunk - 1) / kChunk * kPlyWords, 0);
@@ -402,7 +408,7 @@ std::shared_ptr<SolvedTable> Solver::run() {
   const std::uint64_t per_side = (n + kChunk - 1) / kChunk;
   std::vector<std::vector<Deferred>> chunk_deferred(2 * per_side);
   if (progress_) progress_({"init", 0, 0, 2 * n});
-  parallel_side_chunks(arena_, n, kChunk, [&](int side, std::uint64_t first, std::uint64_t last, std::uint64_t chunk) {
+  auto init_chunk = [&](int side, std::uint64_t first, std::uint64_t last, std::uint64_t chunk) {
     // Consecutive slots mostly differ by one step of the last man: no full decode for those.
     Board b;
     bool placed = false;
@@ -410,7 +416,11 @@ std::shared_ptr<SolvedTable> Solver::run() {
       if (!placed || !scheme_.advance(i, b)) placed = scheme_.decode(i, Color(side), b);
       init_position(side, i, placed ? &b : nullptr, chunk_deferred[chunk]);
     }
-  });
+  };
+  if (symmetric_)
+    parallel_chunks(arena_, n, kChunk, [&](std::uint64_t first, std::uint64_t last) { init_chunk(0, first, last, first / kChunk); });
+  else
+    parallel_side_chunks(arena_, n, kChunk, init_chunk);
   std::vector<Deferred> deferred;
   for (auto& d : chunk_deferred) deferred.insert(deferred.end(), d.begin(), d.end());
   chunk_deferred.clear();
@@ -422,9 +432,34 @@ std::shared_ptr<SolvedTable> Solver::run() {
   for (int ply = 0; ply <= std::max(max_ply_.load(), last_deferred); ++ply) {
     std::atomic<std::uint64_t> found{0};
     const std::uint16_t target = resolved(ply);
+    if (symmetric_) {
+      // White's slots resolved at this ply stand for Black's twins too. The twins' predecessors are
+      // White's slots, so the scan ends before any update: first the twins' indexes, then their
+      // propagation.
+      std::vector<std::vector<std::uint64_t>> twins(per_side);
+      parallel_chunks(arena_, n, kChunk, [&](std::uint64_t first, std::uint64_t last) {
+        if (!chunk_may_hold(0, first, ply)) return;
+        auto& out = twins[first / kChunk];
+        SlotBoards boards(scheme_, Color::kWhite);
+        for (std::uint64_t i = next_at(0, first, last, target); i < last; i = next_at(0, i + 1, last, target)) {
+          const Board* b = boards.at(i);
+          assert(b);
+          out.push_back(scheme_.encode(color_flipped(*b)));
+        }
+      });
+      parallel_each(arena_, per_side, [&](std::uint64_t c) {
+        Board b;
+        for (const std::uint64_t j : twins[c]) {
+          [[maybe_unused]] const bool ok = scheme_.decode(j, Color::kBlack, b);
+          assert(ok);
+          propagate(1, j, b, ply);
+        }
+        found.fetch_add(2 * twins[c].size(), std::memory_order_relaxed);
+      });
+    }
     // One side at a time: its positions' predecessors are on the other side, so the side scanned
     // does not change during its scan.
-    for (int side = 0; side < 2; ++side) {
+    for (int side = 0; side < (symmetric_ ? 0 : 2); ++side) {
       parallel_chunks(arena_, scheme_.size(), kChunk, [&](std::uint64_t first, std::uint64_t last) {
         if (!chunk_may_hold(side, first, ply)) return;
         std::uint64_t local = 0;
@@ -441,7 +476,7 @@ std::shared_ptr<SolvedTable> Solver::run() {
     for (; next_deferred < deferred.size() && deferred[next_deferred].ply <= ply; ++next_deferred) {
       const Deferred& d = deferred[next_deferred];
       assert(d.ply == ply);
-      const std::uint16_t succ = state_[1 - d.side][d.succ];
+      const std::uint16_t succ = state_[symmetric_ ? 0 : 1 - d.side][d.succ];
       if (is_resolved(succ) && ply_of(succ) % 2 == 1 && ply_of(succ) <= ply) continue;  // counted by propagate
       count_down(d.side, d.pred, ply, 1);
     }
@@ -450,7 +485,7 @@ std::shared_ptr<SolvedTable> Solver::run() {
   }
 
   if (progress_) progress_({"finish", 0, resolved_total, 2 * n});
-  for (int s = 0; s < 2; ++s) {
+  for (int s = 0; s < sides; ++s) {
     count_[s].reset();
     auto& out = table_->values[s];
     resize_on_huge_pages(out, n);
@@ -479,6 +514,32 @@ std::shared_ptr<SolvedTable> Solver::run() {
       }
     });
     state_[s].reset();
+  }
+  if (symmetric_) {
+    // Black's side: each legal slot takes the value and the mark of its colour-flipped twin.
+    const auto& white = table_->values[0];
+    const auto& white_marks = table_->no_better[0];
+    auto& out = table_->values[1];
+    resize_on_huge_pages(out, n);
+    auto& no_better = table_->no_better[1];
+    no_better.assign((n + 63) / 64, 0);
+    parallel_ranges(arena_, no_better.size(), kChunk / 64, [&](std::uint64_t from, std::uint64_t to) {
+      SlotBoards boards(scheme_, Color::kBlack);
+      for (std::uint64_t w = from; w != to; ++w) {
+        std::uint64_t bits = 0;
+        for (std::uint64_t i = w * 64; i < std::min(n, w * 64 + 64); ++i) {
+          const Board* b = boards.at(i);
+          if (!b || !is_legal(*b)) {
+            out[i] = DtmValue::illegal();
+            continue;
+          }
+          const std::uint64_t k = scheme_.encode(color_flipped(*b));
+          out[i] = white[k];
+          bits |= ((white_marks[k / 64] >> (k % 64)) & 1) << (i % 64);
+        }
+        no_better[w] = bits;
+      }
+    });
   }
   return table_;
 }

@@ -68,6 +68,40 @@ TEST_CASE("Generation is identical with 1 and 2 threads, and each side rebuilds 
   }
 }
 
+TEST_CASE("A symmetric material is solved through White's side alone, Black's side right and thread-independent", "[gen][solver][threads]") {
+  // KRvKR: Black to move at a slot takes the value of White to move at the colour-flipped board's
+  // slot. The one-ply check reads each Black position's successors from White's side and each White
+  // position's from Black's, so a wrong mapping or a lost update fails it.
+  TableSet one, two;
+  tbb::task_arena arena1(1), arena2(2);
+  solve_into(one, {mat("KRvKR")}, arena1);
+  solve_into(two, {mat("KRvKR")}, arena2);
+  const SolvedTable& a = *one.find(mat("KRvKR"));
+  const SolvedTable& b = *two.find(mat("KRvKR"));
+  CHECK(a.values[0] == b.values[0]);
+  CHECK(a.values[1] == b.values[1]);
+  CHECK(a.no_better[0] == b.no_better[0]);
+  CHECK(a.no_better[1] == b.no_better[1]);
+  const TableStats stats = compute_stats(b);
+  const ConsistencyReport report = check_consistency(b, two, arena2);
+  INFO(report.first_failure);
+  CHECK(report.failed == 0);
+  CHECK(report.checked == stats.stored);
+  CHECK(report.checked > 2000000);
+  // Both sides to move hold the same outcomes, each board once per side.
+  CHECK(stats.side[0].legal == stats.side[1].legal);
+  CHECK(stats.side[0].win == stats.side[1].win);
+  CHECK(stats.side[0].loss == stats.side[1].loss);
+  CHECK(stats.side[0].longest_win_plies == stats.side[1].longest_win_plies);
+  CHECK(stats.side[0].win > 100000);
+  // Black to move mates at once (Ra1#), and the same board colour-flipped, White to move.
+  CHECK(probe_fen(two, "r7/7R/8/8/8/6k1/8/7K b - - 0 1") == DtmValue::win_in_plies(1));
+  CHECK(probe_fen(two, "7k/8/6K1/8/8/8/7r/R7 w - - 0 1") == DtmValue::win_in_plies(1));
+  // White to move is checkmated, and Black to move on the colour-flipped board.
+  CHECK(probe_fen(two, "8/8/8/8/8/6k1/7R/r6K w - - 0 1") == DtmValue::loss_in_plies(0));
+  CHECK(probe_fen(two, "R6k/7r/6K1/8/8/8/8/8 b - - 0 1") == DtmValue::loss_in_plies(0));
+}
+
 TEST_CASE("The one-ply check finds a changed value and names its position", "[gen][verify][threads]") {
   TableSet set;
   tbb::task_arena arena(2);
