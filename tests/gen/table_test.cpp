@@ -43,19 +43,27 @@ DtmValue probe_fen(const TableSet& set, const char* fen) {
   return set.probe(board_from_position(*pos));
 }
 
-}  // namespace
-
-TEST_CASE("Generation is identical with 1 and 2 threads, and each side rebuilds the other", "[gen][solver][threads]") {
-  TableSet one, two;
+// Solves `m` and the tables it converts into with 1 thread into `one` and with 2 into `two`, and
+// checks that both give the same values and conversion marks.
+void solve_with_1_and_2_threads(const Material& m, TableSet& one, TableSet& two) {
   tbb::task_arena arena1(1), arena2(2);
-  solve_into(one, {mat("KRvKN")}, arena1);
-  solve_into(two, {mat("KRvKN")}, arena2);
-  const SolvedTable& a = *one.find(mat("KRvKN"));
-  const SolvedTable& b = *two.find(mat("KRvKN"));
+  solve_into(one, {m}, arena1);
+  solve_into(two, {m}, arena2);
+  const SolvedTable& a = *one.find(m);
+  const SolvedTable& b = *two.find(m);
   CHECK(a.values[0] == b.values[0]);
   CHECK(a.values[1] == b.values[1]);
   CHECK(a.no_better[0] == b.no_better[0]);
   CHECK(a.no_better[1] == b.no_better[1]);
+}
+
+}  // namespace
+
+TEST_CASE("Generation is identical with 1 and 2 threads, and each side rebuilds the other", "[gen][solver][threads]") {
+  TableSet one, two;
+  solve_with_1_and_2_threads(mat("KRvKN"), one, two);
+  const SolvedTable& a = *one.find(mat("KRvKN"));
+  tbb::task_arena arena2(2);
   // KRvKN's longest mate: 40 moves.
   CHECK(compute_stats(a).side[0].longest_win_plies == 79);
   // A reader's rebuild of the side a one-side file leaves out (expand_table, one-ply searches from
@@ -73,15 +81,9 @@ TEST_CASE("A symmetric material is solved through White's side alone, Black's si
   // slot. The one-ply check reads each Black position's successors from White's side and each White
   // position's from Black's, so a wrong mapping or a lost update fails it.
   TableSet one, two;
-  tbb::task_arena arena1(1), arena2(2);
-  solve_into(one, {mat("KRvKR")}, arena1);
-  solve_into(two, {mat("KRvKR")}, arena2);
-  const SolvedTable& a = *one.find(mat("KRvKR"));
+  solve_with_1_and_2_threads(mat("KRvKR"), one, two);
   const SolvedTable& b = *two.find(mat("KRvKR"));
-  CHECK(a.values[0] == b.values[0]);
-  CHECK(a.values[1] == b.values[1]);
-  CHECK(a.no_better[0] == b.no_better[0]);
-  CHECK(a.no_better[1] == b.no_better[1]);
+  tbb::task_arena arena2(2);
   const TableStats stats = compute_stats(b);
   const ConsistencyReport report = check_consistency(b, two, arena2);
   INFO(report.first_failure);
