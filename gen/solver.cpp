@@ -456,22 +456,23 @@ std::shared_ptr<SolvedTable> Solver::run() {
         }
         found.fetch_add(2 * twins[c].size(), std::memory_order_relaxed);
       });
-    }
-    // One side at a time: its positions' predecessors are on the other side, so the side scanned
-    // does not change during its scan.
-    for (int side = 0; side < (symmetric_ ? 0 : 2); ++side) {
-      parallel_chunks(arena_, scheme_.size(), kChunk, [&](std::uint64_t first, std::uint64_t last) {
-        if (!chunk_may_hold(side, first, ply)) return;
-        std::uint64_t local = 0;
-        SlotBoards boards(scheme_, Color(side));
-        for (std::uint64_t i = next_at(side, first, last, target); i < last; i = next_at(side, i + 1, last, target)) {
-          ++local;
-          const Board* b = boards.at(i);
-          assert(b);
-          propagate(side, i, *b, ply);
-        }
-        found.fetch_add(local, std::memory_order_relaxed);
-      });
+    } else {
+      // One side at a time: its positions' predecessors are on the other side, so the side scanned
+      // does not change during its scan.
+      for (int side = 0; side < 2; ++side) {
+        parallel_chunks(arena_, scheme_.size(), kChunk, [&](std::uint64_t first, std::uint64_t last) {
+          if (!chunk_may_hold(side, first, ply)) return;
+          std::uint64_t local = 0;
+          SlotBoards boards(scheme_, Color(side));
+          for (std::uint64_t i = next_at(side, first, last, target); i < last; i = next_at(side, i + 1, last, target)) {
+            ++local;
+            const Board* b = boards.at(i);
+            assert(b);
+            propagate(side, i, *b, ply);
+          }
+          found.fetch_add(local, std::memory_order_relaxed);
+        });
+      }
     }
     for (; next_deferred < deferred.size() && deferred[next_deferred].ply <= ply; ++next_deferred) {
       const Deferred& d = deferred[next_deferred];
