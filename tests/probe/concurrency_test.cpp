@@ -38,7 +38,7 @@ TEST_CASE("8 threads probe concurrently and get the single-threaded answers", "[
   constexpr int kThreads = 8;
 #ifdef TBKIT_CHECKED_THREADS
   // Under ThreadSanitizer (scripts/test) one round: 8,000 probes, each racing for evicted pages,
-  // in ~50 s instead of ~100 s; the optimised build makes both rounds.
+  // in ~50 s instead of ~100 s; the release and dev builds make both rounds.
   constexpr int kRounds = 1;
 #else
   constexpr int kRounds = 2;
