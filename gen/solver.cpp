@@ -460,7 +460,7 @@ std::shared_ptr<SolvedTable> Solver::run() {
       // One side at a time: its positions' predecessors are on the other side, so the side scanned
       // does not change during its scan.
       for (int side = 0; side < 2; ++side) {
-        parallel_chunks(arena_, scheme_.size(), kChunk, [&](std::uint64_t first, std::uint64_t last) {
+        parallel_chunks(arena_, n, kChunk, [&](std::uint64_t first, std::uint64_t last) {
           if (!chunk_may_hold(side, first, ply)) return;
           std::uint64_t local = 0;
           SlotBoards boards(scheme_, Color(side));
