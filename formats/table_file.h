@@ -121,6 +121,13 @@ struct OneSide {
 //   blocks[k] = enc->encode_block(k) for k < enc->block_count() // any order, any threads
 //   bytes = enc->assemble(blocks)                                // same bytes as encode_table
 // The value spans must outlive the encoder. encode_block is const and thread-safe.
+//
+// A caller that holds the values in another order (gen/ sizes candidate storage orders) can
+// instead count them and gather each block itself:
+//   auto enc = TableEncoder::create_from_counts(info, side, resolved, counts, options);
+//   blocks[k] = enc->encode_block(values of block k, their freedoms)
+//   enc->file_size(sum of the blocks' sizes), or enc->assemble(blocks)
+// which gives the bytes create(info, OneSide{...}, options) would for the same values.
 class TableEncoder {
  public:
   [[nodiscard]] static Result<TableEncoder> create(const TableInfo& info, std::span<const DtmValue> white_to_move,
@@ -129,10 +136,29 @@ class TableEncoder {
   // Version 3 (one side); the spans must outlive the encoder.
   [[nodiscard]] static Result<TableEncoder> create(const TableInfo& info, const OneSide& side,
                                                    const TableWriteOptions& options = {});
+  // Version 3 without the values: `counts` holds, for each of the 65536 raw values, how many
+  // slots not marked SlotFreedom::kAny hold it (illegal slots may be left out when
+  // options.fill_illegal is set, as the writer drops them then); only the symbols depend on it.
+  // Errors: those of create, and kInvalidArgument for a dictionary (it is trained on the values).
+  [[nodiscard]] static Result<TableEncoder> create_from_counts(const TableInfo& info, chess::Color side,
+                                                               bool capture_resolved,
+                                                               std::span<const std::uint64_t> counts,
+                                                               const TableWriteOptions& options = {});
   [[nodiscard]] std::uint64_t block_count() const;
+  [[nodiscard]] std::uint64_t block_values() const;  // slots per block (the last block may hold fewer)
   // Block k's compressed bytes (blocks: white to move first, each side in index order).
-  // Errors: kIo (compressor out of memory).
+  // Errors: kIo (compressor out of memory); kInvalidArgument (no such block, or an encoder
+  // made by create_from_counts, which holds no values).
   [[nodiscard]] Result<std::vector<std::byte>> encode_block(std::uint64_t block) const;
+  // Version 3: the compressed bytes of a block whose values (and freedoms, or none: all exact)
+  // the caller gathered; block k holds the side's storage slots k * block_values() on. Thread-safe.
+  // Errors: kInvalidArgument (an encoder of both sides, an empty or oversized block, sizes
+  // that differ), kIo.
+  [[nodiscard]] Result<std::vector<std::byte>> encode_block(std::span<const DtmValue> values,
+                                                            std::span<const SlotFreedom> freedom) const;
+  // The file's size given the sum of its blocks' compressed sizes (header, symbols, dictionary,
+  // block index and blocks), without assembling it.
+  [[nodiscard]] std::uint64_t file_size(std::uint64_t block_bytes) const;
   // The whole file from every block's bytes. Errors: kInvalidArgument (wrong number of blocks).
   [[nodiscard]] Result<std::vector<std::byte>> assemble(std::span<const std::vector<std::byte>> blocks) const;
 

@@ -33,18 +33,22 @@ struct Symbols {
 
 // Counts the values to code: every slot's value except free ones (illegal slots when filling,
 // kAny slots), which take a neighbour's symbol.
-Symbols build_symbols(std::span<const std::span<const DtmValue>> sides, std::span<const SlotFreedom> freedom,
-                      const TableWriteOptions& opt) {
+std::vector<std::uint64_t> count_values(std::span<const std::span<const DtmValue>> sides,
+                                        std::span<const SlotFreedom> freedom) {
   std::vector<std::uint64_t> counts(65536, 0);
   for (auto side : sides)
     for (std::size_t i = 0; i < side.size(); ++i)
       if (freedom.empty() || freedom[i] != SlotFreedom::kAny) ++counts[side[i].raw()];
+  return counts;
+}
+
+// The symbols of the counted values (`counts` has 65536 entries, one per raw value).
+Symbols build_symbols(std::vector<std::uint64_t> counts, bool one_side, const TableWriteOptions& opt) {
   if (opt.fill_illegal) counts[0xFFFF] = 0;
   Symbols s;
   for (std::uint32_t raw = 0; raw < 65536; ++raw)
     if (counts[raw] != 0) s.values.push_back(std::uint16_t(raw));
   if (s.values.empty()) s.values.push_back(0xFFFF);  // an all-illegal table
-  const bool one_side = sides.size() == 1;
   const SymbolOrder order = opt.symbol_order != SymbolOrder::kDefault ? opt.symbol_order
                             : one_side                                 ? SymbolOrder::kPreference
                                                                        : SymbolOrder::kFrequency;
@@ -258,17 +262,22 @@ struct TableEncoder::Impl {
   Header header;
   std::vector<std::byte> dictionary;
   std::unique_ptr<ZSTD_CDict, CDictDeleter> cdict;
+  bool one_side = false;  // version 3
+  // Codes one block's values (a slice of a side, or values the caller gathered) into `out`.
+  Status encode_values(std::span<const DtmValue> values, std::span<const SlotFreedom> slot_freedom,
+                       std::uint16_t previous, std::vector<std::byte>& out) const;
 };
 
 namespace {
 
-Status fill_encoder(TableEncoder::Impl& im, const TableInfo& info) {
+// The header, symbols and dictionary; `counts` as count_values gives them for im.sides.
+Status fill_encoder(TableEncoder::Impl& im, const TableInfo& info, std::vector<std::uint64_t> counts) {
   if (im.options.lzma_large_above > 0 && info.positions_per_side > im.options.lzma_large_above) {
     im.options.lzma_nice_len = im.options.lzma_large_nice_len;
     im.options.lzma_depth = im.options.lzma_large_depth;
   }
   const TableWriteOptions& options = im.options;
-  im.symbols = build_symbols(im.sides, im.freedom, options);
+  im.symbols = build_symbols(std::move(counts), im.one_side, options);
   Header& h = im.header;
   h.info = info;
   h.version = options.format_version;
@@ -299,7 +308,7 @@ Result<TableEncoder> TableEncoder::create(const TableInfo& info, std::span<const
   auto impl = std::make_shared<Impl>();
   impl->sides = {white_to_move, black_to_move};
   impl->options = options;
-  if (Status st = fill_encoder(*impl, info); !st) return st.error();
+  if (Status st = fill_encoder(*impl, info, count_values(impl->sides, {})); !st) return st.error();
   return TableEncoder(std::move(impl));
 }
 
@@ -317,29 +326,78 @@ Result<TableEncoder> TableEncoder::create(const TableInfo& info, const OneSide& 
   impl->options.format_version = 3;
   impl->header.stored_side = std::uint8_t(index_of(side.side));
   impl->header.value_encoding = side.freedom.empty() ? layout::kValueEncodingDtm16 : layout::kValueEncodingResolved;
-  if (Status st = fill_encoder(*impl, info); !st) return st.error();
+  impl->one_side = true;
+  if (Status st = fill_encoder(*impl, info, count_values(impl->sides, impl->freedom)); !st) return st.error();
+  return TableEncoder(std::move(impl));
+}
+
+Result<TableEncoder> TableEncoder::create_from_counts(const TableInfo& info, chess::Color side, bool capture_resolved,
+                                                      std::span<const std::uint64_t> counts,
+                                                      const TableWriteOptions& options) {
+  if (auto st = layout::check_info(info); !st) return st.error();
+  if (auto st = check_options(options); !st) return st.error();
+  if (counts.size() != 65536)
+    return make_error(ErrorCode::kInvalidArgument, "table encoder: counts needs one entry per raw value (65536)");
+  if (options.dictionary_bytes > 0)
+    return make_error(ErrorCode::kInvalidArgument, "table encoder: a dictionary needs the values (create)");
+  auto impl = std::make_shared<Impl>();
+  impl->options = options;
+  impl->options.format_version = 3;
+  impl->header.stored_side = std::uint8_t(index_of(side));
+  impl->header.value_encoding = capture_resolved ? layout::kValueEncodingResolved : layout::kValueEncodingDtm16;
+  impl->one_side = true;
+  if (Status st = fill_encoder(*impl, info, std::vector<std::uint64_t>(counts.begin(), counts.end())); !st)
+    return st.error();
   return TableEncoder(std::move(impl));
 }
 
 std::uint64_t TableEncoder::block_count() const { return impl_->header.block_count; }
 
+std::uint64_t TableEncoder::block_values() const { return impl_->header.block_values; }
+
 Result<std::vector<std::byte>> TableEncoder::encode_block(std::uint64_t block) const {
   const Impl& im = *impl_;
   const Header& h = im.header;
-  if (block >= h.block_count) return make_error(ErrorCode::kInvalidArgument, "table encoder: no block " + std::to_string(block));
+  if (block >= h.block_count || im.sides.empty())
+    return make_error(ErrorCode::kInvalidArgument, "table encoder: no block " + std::to_string(block));
   const auto side = im.sides[block / h.blocks_per_side()];
   const std::uint64_t first = (block % h.blocks_per_side()) * h.block_values;
   const auto count = std::min<std::uint64_t>(h.block_values, side.size() - first);
   // Version 3 starts every block's fill afresh (from code 0), so a block's bytes depend on its
   // own slots only; versions 1 and 2 continue from the last legal value before the block.
-  std::uint16_t previous = h.version >= 3 ? 0 : previous_code(side, first, im.symbols, im.options.fill_illegal);
+  const std::uint16_t previous = h.version >= 3 ? 0 : previous_code(side, first, im.symbols, im.options.fill_illegal);
   const auto freedom = im.freedom.empty() ? im.freedom : im.freedom.subspan(first, count);
-  thread_local std::vector<std::byte> raw;  // the coded block, kept by the thread for the next one
   std::vector<std::byte> out;
+  if (Status st = im.encode_values(side.subspan(first, count), freedom, previous, out); !st) return st.error();
+  return out;
+}
+
+Result<std::vector<std::byte>> TableEncoder::encode_block(std::span<const DtmValue> values,
+                                                          std::span<const SlotFreedom> freedom) const {
+  const Impl& im = *impl_;
+  if (!im.one_side) return make_error(ErrorCode::kInvalidArgument, "table encoder: gathered blocks need version 3");
+  if (values.empty() || values.size() > im.header.block_values || (!freedom.empty() && freedom.size() != values.size()))
+    return make_error(ErrorCode::kInvalidArgument, "table encoder: a block holds 1 to block_values() values, and "
+                                                   "freedom none or one entry per value");
+  std::vector<std::byte> out;
+  if (Status st = im.encode_values(values, freedom, 0, out); !st) return st.error();
+  return out;
+}
+
+std::uint64_t TableEncoder::file_size(std::uint64_t block_bytes) const {
+  return impl_->header.data_offset() + block_bytes;
+}
+
+Status TableEncoder::Impl::encode_values(std::span<const DtmValue> values, std::span<const SlotFreedom> slot_freedom,
+                                         std::uint16_t previous, std::vector<std::byte>& out) const {
+  const Impl& im = *this;
+  const Header& h = im.header;
+  thread_local std::vector<std::byte> raw;  // the coded block, kept by the thread for the next one
   if (h.version >= 3 && im.options.fill == FillMode::kMatch && im.options.fill_illegal)
-    code_block_match(side.subspan(first, count), freedom, im.symbols, h.symbol_width, im.options.fill_lookahead, im.options.fill_min_run, raw);
+    code_block_match(values, slot_freedom, im.symbols, h.symbol_width, im.options.fill_lookahead, im.options.fill_min_run,
+                     raw);
   else
-    code_block(side.subspan(first, count), freedom, im.symbols, h.symbol_width, im.options.fill_illegal, previous, raw,
+    code_block(values, slot_freedom, im.symbols, h.symbol_width, im.options.fill_illegal, previous, raw,
                im.options.fill == FillMode::kNext);
   if (h.codec == layout::kCodecLzma2) {
     const TableWriteOptions& o = im.options;
@@ -353,7 +411,7 @@ Result<std::vector<std::byte>> TableEncoder::encode_block(std::uint64_t block) c
                                  .depth = o.lzma_depth};
     if (!lzma_encode_block(raw, lzma, out))
       return make_error(ErrorCode::kIo, "lzma: cannot compress a block (out of memory?)");
-    return out;
+    return {};
   }
   // The thread's context and output buffer, reset for each block (zstd's bytes do not depend on
   // the context's history once reset).
@@ -370,7 +428,7 @@ Result<std::vector<std::byte>> TableEncoder::encode_block(std::uint64_t block) c
   const std::size_t n = ZSTD_compress2(cctx.get(), coded.data(), ZSTD_compressBound(raw.size()), raw.data(), raw.size());
   if (ZSTD_isError(n)) return make_error(ErrorCode::kIo, std::string("zstd: ") + ZSTD_getErrorName(n));
   out.assign(coded.begin(), coded.begin() + std::ptrdiff_t(n));
-  return out;
+  return {};
 }
 
 Result<std::vector<std::byte>> TableEncoder::assemble(std::span<const std::vector<std::byte>> blocks) const {

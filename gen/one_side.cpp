@@ -103,41 +103,71 @@ StoredValues permuted(const SolvedTable& table, Color side, const NoBetterMarks&
   return out;
 }
 
+// How many legal slots of `side` hold each raw value (TableEncoder::create_from_counts), over
+// the storage slots [first, first + count) of each window in `order`; over a whole table the
+// counts do not depend on the order.
+std::vector<std::uint64_t> value_counts(const SolvedTable& table, Color side, const StorageOrder& order,
+                                        std::span<const std::pair<std::uint64_t, std::uint64_t>> windows) {
+  std::vector<std::uint64_t> counts(65536, 0);
+  const auto& source = table.values[index_of(side)];
+  for (const auto& [first, count] : windows)
+    order.for_each_slot(first, first + count, [&](std::uint64_t, std::uint64_t i) {
+      if (!source[i].is_illegal()) ++counts[source[i].raw()];
+    });
+  return counts;
+}
+
 // The zstd-1 stand-in for the writer's codec (docs/formats/table.md): bytes of the capture-resolved
-// symbols of `side` in `order`, over the storage slots [first, first + count) of each window. The
-// gather and the blocks run in parallel in `arena` (also when called from one of its loops); the
-// bytes are encode_table's.
+// symbols of `side` in `order`, over the storage slots [first, first + count) of each window,
+// joined. `counts` are value_counts' for the same arguments. Each block is gathered by the
+// thread that codes it, in parallel in `arena` (also when called from one of its loops); the
+// bytes are encode_table's for the same values.
 std::uint64_t proxy_bytes(const SolvedTable& table, Color side, const NoBetterMarks& marks, const StorageOrder& order,
-                          std::span<const std::pair<std::uint64_t, std::uint64_t>> windows, tbb::task_arena& arena) {
+                          std::span<const std::pair<std::uint64_t, std::uint64_t>> windows,
+                          std::span<const std::uint64_t> counts, tbb::task_arena& arena) {
+  constexpr std::uint64_t kFailed = ~std::uint64_t{0};
   std::uint64_t total = 0;
   for (const auto& window : windows) total += window.second;
-  formats::ZeroedArray<DtmValue> values(total);  // see StoredValues
-  formats::ZeroedArray<SlotFreedom> freedoms(total);
-  const auto& source = table.values[index_of(side)];
-  std::uint64_t base = 0;
-  for (const auto& [first, count] : windows) {
-    const std::uint64_t chunks = (count + kChunk - 1) / kChunk;
-    parallel_each(arena, chunks, [&, first = first, count = count, base = base](std::uint64_t c) {
-      const std::uint64_t lo = first + c * kChunk, hi = first + std::min(count, (c + 1) * kChunk);
-      order.for_each_slot(lo, hi, [&](std::uint64_t s, std::uint64_t i) {
-        const DtmValue v = source[i];
-        values[base + (s - first)] = v;
-        freedoms[base + (s - first)] = freedom_at(v, marks, i);
-      });
-    });
-    base += count;
-  }
   formats::TableWriteOptions options;
   options.codec = formats::BlockCodec::kZstd;
   options.compression_level = 1;
   formats::TableInfo info;
   info.material = table.material().name();
-  info.positions_per_side = values.size();
-  const formats::OneSide one{side, {values.data(), values.size()}, {freedoms.data(), freedoms.size()}};
-  auto encoder = formats::TableEncoder::create(info, one, options);
-  if (!encoder) return ~std::uint64_t{0};
-  auto bytes = encode_in_parallel(*encoder, arena);
-  return bytes ? bytes->size() : ~std::uint64_t{0};
+  info.positions_per_side = total;
+  auto encoder = formats::TableEncoder::create_from_counts(info, side, true, counts, options);
+  if (!encoder) return kFailed;
+  const std::uint64_t per_block = encoder->block_values();
+  const auto& source = table.values[index_of(side)];
+  std::vector<std::uint64_t> sizes(encoder->block_count(), kFailed);
+  parallel_each(arena, sizes.size(), [&](std::uint64_t k) {
+    // No task of the arena runs inside this body, so the thread's buffers stay this block's.
+    thread_local std::vector<DtmValue> values;
+    thread_local std::vector<SlotFreedom> freedoms;
+    const std::uint64_t lo = k * per_block, hi = std::min(total, lo + per_block);
+    values.resize(hi - lo);
+    freedoms.resize(hi - lo);
+    std::uint64_t base = 0;  // the window's first position in the joined sample
+    for (const auto& [first, count] : windows) {
+      const std::uint64_t a = std::max(lo, base), b = std::min(hi, base + count);
+      if (a < b) {
+        // Storage slot s of this window is position s - first + base of the sample.
+        const std::uint64_t to_buffer = first + lo - base;  // s - to_buffer: its place in the block
+        order.for_each_slot(first + (a - base), first + (b - base), [&](std::uint64_t s, std::uint64_t i) {
+          const DtmValue v = source[i];
+          values[s - to_buffer] = v;
+          freedoms[s - to_buffer] = freedom_at(v, marks, i);
+        });
+      }
+      base += count;
+    }
+    if (auto bytes = encoder->encode_block(values, freedoms)) sizes[k] = bytes->size();
+  });
+  std::uint64_t sum = 0;
+  for (const std::uint64_t size : sizes) {
+    if (size == kFailed) return kFailed;
+    sum += size;
+  }
+  return encoder->file_size(sum);
 }
 
 // Every permutation of the scheme's digits (the identity first), or the identity alone beyond 4.
@@ -179,10 +209,18 @@ StoredSide choose_stored_side(const SolvedTable& table, const TableSet& subtable
   else
     for (std::uint64_t w = 0; w < kWindows; ++w) windows.emplace_back(w * (n / kWindows), kSample / kWindows);
   const std::vector<StorageOrder> orders = candidate_orders(table.scheme);
+  // Over the whole table, each side's counts serve all its orders.
+  std::vector<std::uint64_t> whole_counts[2];
+  if (windows.size() == 1)
+    for (int side = 0; side < sides; ++side) whole_counts[side] = value_counts(table, Color(side), orders[0], windows);
   std::vector<std::uint64_t> cost(std::size_t(sides) * orders.size());
   parallel_each(arena, cost.size(), [&](std::uint64_t k) {
     const int side = int(k / orders.size());
-    cost[k] = proxy_bytes(table, Color(side), marks[side], orders[k % orders.size()], windows, arena);
+    const StorageOrder& order = orders[k % orders.size()];
+    const std::vector<std::uint64_t> counts =
+        windows.size() == 1 ? std::vector<std::uint64_t>{} : value_counts(table, Color(side), order, windows);
+    cost[k] = proxy_bytes(table, Color(side), marks[side], order, windows,
+                          windows.size() == 1 ? whole_counts[side] : counts, arena);
   });
   // Each side's best order (ties: the earlier candidate, so the identity).
   std::size_t best[2] = {0, 0};
@@ -199,7 +237,8 @@ StoredSide choose_stored_side(const SolvedTable& table, const TableSet& subtable
     } else {
       const std::pair<std::uint64_t, std::uint64_t> whole{0, n};
       for (int side = 0; side < 2; ++side)
-        size[side] = proxy_bytes(table, Color(side), marks[side], orders[best[side]], {&whole, 1}, arena);
+        size[side] = proxy_bytes(table, Color(side), marks[side], orders[best[side]], {&whole, 1},
+                                 value_counts(table, Color(side), orders[0], {&whole, 1}), arena);
     }
     pick = size[1] < size[0] ? 1 : 0;
   }

@@ -211,6 +211,40 @@ TEST_CASE("Format v3: one side, free slots filled within their bounds, blocks in
   std::vector<std::vector<std::byte>> blocks(enc->block_count());
   for (std::uint64_t k = blocks.size(); k-- > 0;) blocks[k] = enc->encode_block(k).value();
   CHECK(*enc->assemble(blocks) == *whole);
+  {
+    // The same file from value counts and blocks the caller hands in (gen sizes storage orders so).
+    std::vector<std::uint64_t> counts(65536, 0);
+    for (std::uint64_t i = 0; i < n; ++i)
+      if (freedom[i] != SlotFreedom::kAny) ++counts[black[i].raw()];
+    auto gathered = TableEncoder::create_from_counts(info_for(n), chess::Color::kBlack, true, counts, opt);
+    REQUIRE(gathered.ok());
+    REQUIRE(gathered->block_count() == blocks.size());
+    REQUIRE(gathered->block_values() == 1024);
+    std::vector<std::vector<std::byte>> again(blocks.size());
+    std::uint64_t sum = 0;
+    for (std::uint64_t k = 0; k < again.size(); ++k) {
+      const std::uint64_t first = k * 1024, count = std::min<std::uint64_t>(1024, n - first);
+      again[k] = gathered->encode_block(std::span(black).subspan(first, count), std::span(freedom).subspan(first, count))
+                     .value();
+      sum += again[k].size();
+    }
+    CHECK(again == blocks);
+    CHECK(*gathered->assemble(again) == *whole);
+    CHECK(gathered->file_size(sum) == whole->size());
+    // It holds no values of its own; a block must fit; counts cover every raw value.
+    CHECK(gathered->encode_block(0).error().code == ErrorCode::kInvalidArgument);
+    CHECK(gathered->encode_block(std::span<const DtmValue>{}, {}).error().code == ErrorCode::kInvalidArgument);
+    CHECK(gathered->encode_block(std::span(black).first(1025), {}).error().code == ErrorCode::kInvalidArgument);
+    CHECK(gathered->encode_block(std::span(black).first(10), std::span(freedom).first(9)).error().code ==
+          ErrorCode::kInvalidArgument);
+    CHECK(TableEncoder::create_from_counts(info_for(n), chess::Color::kBlack, true, std::span(counts).first(256), opt)
+              .error()
+              .code == ErrorCode::kInvalidArgument);
+    // An encoder of both sides codes only its own blocks.
+    auto both = TableEncoder::create(info_for(n), black, black, {});
+    REQUIRE(both.ok());
+    CHECK(both->encode_block(std::span(black).first(10), {}).error().code == ErrorCode::kInvalidArgument);
+  }
   // The two-side API refuses version 3.
   CHECK(encode_table(info_for(n), black, black, {.format_version = 3}).error().code == ErrorCode::kInvalidArgument);
 
