@@ -122,10 +122,16 @@ std::vector<std::uint64_t> value_counts(const SolvedTable& table, Color side, co
 // joined. `counts` are value_counts' for the same arguments. Each block is gathered by the
 // thread that codes it, in parallel in `arena` (also when called from one of its loops); the
 // bytes are encode_table's for the same values.
+//
+// With a `bound` (the size of another candidate, which may fall while this one runs), blocks
+// not yet begun are skipped once the blocks done exceed it, and the result is kFailed: such a
+// candidate cannot be the smallest. So the smallest size is found whatever the timing.
+constexpr std::uint64_t kFailed = ~std::uint64_t{0};
+
 std::uint64_t proxy_bytes(const SolvedTable& table, Color side, const NoBetterMarks& marks, const StorageOrder& order,
                           std::span<const std::pair<std::uint64_t, std::uint64_t>> windows,
-                          std::span<const std::uint64_t> counts, tbb::task_arena& arena) {
-  constexpr std::uint64_t kFailed = ~std::uint64_t{0};
+                          std::span<const std::uint64_t> counts, tbb::task_arena& arena,
+                          const std::atomic<std::uint64_t>* bound = nullptr) {
   std::uint64_t total = 0;
   for (const auto& window : windows) total += window.second;
   formats::TableWriteOptions options;
@@ -139,7 +145,9 @@ std::uint64_t proxy_bytes(const SolvedTable& table, Color side, const NoBetterMa
   const std::uint64_t per_block = encoder->block_values();
   const auto& source = table.values[index_of(side)];
   std::vector<std::uint64_t> sizes(encoder->block_count(), kFailed);
+  std::atomic<std::uint64_t> done{encoder->file_size(0)};  // the blocks coded so far, and the rest of the file
   parallel_each(arena, sizes.size(), [&](std::uint64_t k) {
+    if (bound && done.load(std::memory_order_relaxed) > bound->load(std::memory_order_relaxed)) return;
     // No task of the arena runs inside this body, so the thread's buffers stay this block's.
     thread_local std::vector<DtmValue> values;
     thread_local std::vector<SlotFreedom> freedoms;
@@ -160,7 +168,10 @@ std::uint64_t proxy_bytes(const SolvedTable& table, Color side, const NoBetterMa
       }
       base += count;
     }
-    if (auto bytes = encoder->encode_block(values, freedoms)) sizes[k] = bytes->size();
+    if (auto bytes = encoder->encode_block(values, freedoms)) {
+      sizes[k] = bytes->size();
+      done.fetch_add(bytes->size(), std::memory_order_relaxed);
+    }
   });
   std::uint64_t sum = 0;
   for (const std::uint64_t size : sizes) {
@@ -214,13 +225,28 @@ StoredSide choose_stored_side(const SolvedTable& table, const TableSet& subtable
   if (windows.size() == 1)
     for (int side = 0; side < sides; ++side) whole_counts[side] = value_counts(table, Color(side), orders[0], windows);
   std::vector<std::uint64_t> cost(std::size_t(sides) * orders.size());
-  parallel_each(arena, cost.size(), [&](std::uint64_t k) {
-    const int side = int(k / orders.size());
-    const StorageOrder& order = orders[k % orders.size()];
+  auto size_candidate = [&](int side, std::size_t o, const std::atomic<std::uint64_t>* bound) {
     const std::vector<std::uint64_t> counts =
-        windows.size() == 1 ? std::vector<std::uint64_t>{} : value_counts(table, Color(side), order, windows);
-    cost[k] = proxy_bytes(table, Color(side), marks[side], order, windows,
-                          windows.size() == 1 ? whole_counts[side] : counts, arena);
+        windows.size() == 1 ? std::vector<std::uint64_t>{} : value_counts(table, Color(side), orders[o], windows);
+    return proxy_bytes(table, Color(side), marks[side], orders[o], windows,
+                       windows.size() == 1 ? whole_counts[side] : counts, arena, bound);
+  };
+  // Each side's index order first, in full; then the other orders, each given up once it is
+  // larger than the side's smallest so far (only the smallest and its size are used below).
+  std::atomic<std::uint64_t> smallest[2];
+  parallel_each(arena, std::uint64_t(sides), [&](std::uint64_t side) {
+    cost[side * orders.size()] = size_candidate(int(side), 0, nullptr);
+    smallest[side].store(cost[side * orders.size()]);
+  });
+  const std::uint64_t others = orders.size() - 1;
+  parallel_each(arena, std::uint64_t(sides) * others, [&](std::uint64_t k) {
+    const int side = int(k / others);
+    const std::size_t o = 1 + k % others;
+    const std::uint64_t size = size_candidate(side, o, &smallest[side]);
+    cost[std::size_t(side) * orders.size() + o] = size;
+    std::uint64_t seen = smallest[side].load();
+    while (size < seen && !smallest[side].compare_exchange_weak(seen, size)) {
+    }
   });
   // Each side's best order (ties: the earlier candidate, so the identity).
   std::size_t best[2] = {0, 0};
