@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -31,13 +32,22 @@ Registry& registry() {
 
 void remove_guarded_and_die(int sig) {
   Registry& r = registry();
-  {
-    std::lock_guard lock(r.mutex);
+  // Never unlocked: held until the signal ends the process, so a thread that would guard a path
+  // (or make a guarded directory) or release one waits here. Nothing new is made unguarded, and a
+  // command cannot finish its error path (its guards' destructors release) and exit otherwise.
+  r.mutex.lock();
+  // The command's other threads go on until the signal is raised. A thread just about to make a
+  // guarded directory (gen makes its output directory with create_directories) makes it again
+  // after its removal, so the paths are looked at twice more, 2 ms apart: an empty scratch
+  // directory was left behind so (1 CI run; the test signals as soon as the directory appears).
+  for (int pass = 0; pass < 3; ++pass) {
+    if (pass > 0) std::this_thread::sleep_for(std::chrono::milliseconds(2));
     for (const auto& [id, path] : r.paths) {
-      // Renamed aside first: the command's other threads go on until the signal is raised, and
-      // they write by path, so a file one of them makes between remove_all's listing and its
-      // rmdir would leave the directory behind. Under the new name nothing can add to it.
       std::error_code ec;
+      if (!std::filesystem::exists(std::filesystem::symlink_status(path, ec))) continue;
+      // Renamed aside first: the other threads write by path, so a file one of them makes between
+      // remove_all's listing and its rmdir would leave the directory behind. Under the new name
+      // nothing can add to it.
       std::filesystem::path doomed = path;
       doomed += ".removing-" + std::to_string(::getpid());
       std::filesystem::rename(path, doomed, ec);
@@ -50,6 +60,7 @@ void remove_guarded_and_die(int sig) {
   sigaddset(&one, sig);
   ::pthread_sigmask(SIG_UNBLOCK, &one, nullptr);
   ::raise(sig);
+  ::_exit(128 + sig);  // not reached: the signal's default action ends the process
 }
 
 }  // namespace
