@@ -43,11 +43,10 @@ void remove_guarded_and_die(int sig) {
   for (int pass = 0; pass < 3; ++pass) {
     if (pass > 0) std::this_thread::sleep_for(std::chrono::milliseconds(2));
     for (const auto& [id, path] : r.paths) {
-      std::error_code ec;
-      if (!std::filesystem::exists(std::filesystem::symlink_status(path, ec))) continue;
       // Renamed aside first: the other threads write by path, so a file one of them makes between
       // remove_all's listing and its rmdir would leave the directory behind. Under the new name
-      // nothing can add to it.
+      // nothing can add to it. A path that is gone (or was never made) fails both quietly.
+      std::error_code ec;
       std::filesystem::path doomed = path;
       doomed += ".removing-" + std::to_string(::getpid());
       std::filesystem::rename(path, doomed, ec);

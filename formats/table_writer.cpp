@@ -358,8 +358,10 @@ std::uint64_t TableEncoder::block_values() const { return impl_->header.block_va
 Result<std::vector<std::byte>> TableEncoder::encode_block(std::uint64_t block) const {
   const Impl& im = *impl_;
   const Header& h = im.header;
-  if (block >= h.block_count || im.sides.empty())
-    return make_error(ErrorCode::kInvalidArgument, "table encoder: no block " + std::to_string(block));
+  if (im.sides.empty())
+    return make_error(ErrorCode::kInvalidArgument,
+                      "table encoder: made from counts, it holds no values (encode_block(values, freedom))");
+  if (block >= h.block_count) return make_error(ErrorCode::kInvalidArgument, "table encoder: no block " + std::to_string(block));
   const auto side = im.sides[block / h.blocks_per_side()];
   const std::uint64_t first = (block % h.blocks_per_side()) * h.block_values;
   const auto count = std::min<std::uint64_t>(h.block_values, side.size() - first);

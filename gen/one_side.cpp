@@ -89,16 +89,24 @@ std::vector<SlotFreedom> slot_freedom(const SolvedTable& table, Color side, cons
 
 namespace {
 
+// The values and freedoms of `side`'s storage slots [first, last) in `order`, into values[0 ..
+// last - first) and freedom[0 .. last - first).
+void gather(const SolvedTable& table, Color side, const NoBetterMarks& marks, const StorageOrder& order,
+            std::uint64_t first, std::uint64_t last, DtmValue* values, SlotFreedom* freedom) {
+  const auto& source = table.values[index_of(side)];
+  order.for_each_slot(first, last, [&](std::uint64_t s, std::uint64_t i) {
+    const DtmValue v = source[i];
+    values[s - first] = v;
+    freedom[s - first] = freedom_at(v, marks, i);
+  });
+}
+
 StoredValues permuted(const SolvedTable& table, Color side, const NoBetterMarks& marks, const StorageOrder& order,
                       tbb::task_arena& arena) {
   const std::uint64_t n = table.scheme.size();
   StoredValues out{formats::ZeroedArray<DtmValue>(n), formats::ZeroedArray<SlotFreedom>(n)};
-  const auto& values = table.values[index_of(side)];
   parallel_chunks(arena, n, kChunk, [&](std::uint64_t first, std::uint64_t last) {
-    order.for_each_slot(first, last, [&](std::uint64_t s, std::uint64_t i) {
-      out.values[s] = values[i];
-      out.freedom[s] = freedom_at(values[i], marks, i);
-    });
+    gather(table, side, marks, order, first, last, out.values.data() + first, out.freedom.data() + first);
   });
   return out;
 }
@@ -143,7 +151,6 @@ std::uint64_t proxy_bytes(const SolvedTable& table, Color side, const NoBetterMa
   auto encoder = formats::TableEncoder::create_from_counts(info, side, true, counts, options);
   if (!encoder) return kFailed;
   const std::uint64_t per_block = encoder->block_values();
-  const auto& source = table.values[index_of(side)];
   std::vector<std::uint64_t> sizes(encoder->block_count(), kFailed);
   std::atomic<std::uint64_t> done{encoder->file_size(0)};  // the blocks coded so far, and the rest of the file
   parallel_each(arena, sizes.size(), [&](std::uint64_t k) {
@@ -156,16 +163,11 @@ std::uint64_t proxy_bytes(const SolvedTable& table, Color side, const NoBetterMa
     freedoms.resize(hi - lo);
     std::uint64_t base = 0;  // the window's first position in the joined sample
     for (const auto& [first, count] : windows) {
+      // The sample's positions [a, b) of this block lie in this window.
       const std::uint64_t a = std::max(lo, base), b = std::min(hi, base + count);
-      if (a < b) {
-        // Storage slot s of this window is position s - first + base of the sample.
-        const std::uint64_t to_buffer = first + lo - base;  // s - to_buffer: its place in the block
-        order.for_each_slot(first + (a - base), first + (b - base), [&](std::uint64_t s, std::uint64_t i) {
-          const DtmValue v = source[i];
-          values[s - to_buffer] = v;
-          freedoms[s - to_buffer] = freedom_at(v, marks, i);
-        });
-      }
+      if (a < b)
+        gather(table, side, marks, order, first + (a - base), first + (b - base), values.data() + (a - lo),
+               freedoms.data() + (a - lo));
       base += count;
     }
     if (auto bytes = encoder->encode_block(values, freedoms)) {
@@ -226,10 +228,10 @@ StoredSide choose_stored_side(const SolvedTable& table, const TableSet& subtable
     for (int side = 0; side < sides; ++side) whole_counts[side] = value_counts(table, Color(side), orders[0], windows);
   std::vector<std::uint64_t> cost(std::size_t(sides) * orders.size());
   auto size_candidate = [&](int side, std::size_t o, const std::atomic<std::uint64_t>* bound) {
-    const std::vector<std::uint64_t> counts =
-        windows.size() == 1 ? std::vector<std::uint64_t>{} : value_counts(table, Color(side), orders[o], windows);
+    if (windows.size() == 1)
+      return proxy_bytes(table, Color(side), marks[side], orders[o], windows, whole_counts[side], arena, bound);
     return proxy_bytes(table, Color(side), marks[side], orders[o], windows,
-                       windows.size() == 1 ? whole_counts[side] : counts, arena, bound);
+                       value_counts(table, Color(side), orders[o], windows), arena, bound);
   };
   // Each side's index order first, in full; then the other orders, each given up once it is
   // larger than the side's smallest so far (only the smallest and its size are used below).
