@@ -1,6 +1,7 @@
 #include "pgn/book_aggregator.h"
 
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <cassert>
 #include <cerrno>
@@ -15,7 +16,7 @@
 
 #include <sys/resource.h>
 
-#include <oneapi/tbb/parallel_pipeline.h>
+#include "pgn/parallel.h"
 
 namespace tbkit::pgn {
 namespace {
@@ -244,48 +245,42 @@ Status drain_ply_stores(std::span<const PlyStore* const> stores, std::uint32_t m
   std::vector<std::unique_ptr<Batch>> pool;
   const std::size_t buckets = std::size_t{1} << stores.front()->bucket_bits();
   std::size_t next = 0;
-  Status result;
+  Status result;               // the sink stage's alone
+  std::atomic<bool> failed{false};  // read by the source stage, which may run beside the sink
   const std::size_t tokens = std::size_t(2 * std::max(arena.max_concurrency(), 1));
-  arena.execute([&] {
-    tbb::parallel_pipeline(
-        tokens,
-        tbb::make_filter<void, Batch*>(tbb::filter_mode::serial_in_order,
-                                       [&](tbb::flow_control& fc) -> Batch* {
-                                         if (next == buckets || !result.ok()) {
-                                           fc.stop();
-                                           return nullptr;
-                                         }
-                                         std::unique_ptr<Batch> batch;
-                                         {
-                                           std::lock_guard lock(pool_mutex);
-                                           if (!pool.empty()) {
-                                             batch = std::move(pool.back());
-                                             pool.pop_back();
-                                           }
-                                         }
-                                         if (!batch) batch = std::make_unique<Batch>();
-                                         batch->bucket = next++;
-                                         return batch.release();
-                                       }) &
-            tbb::make_filter<Batch*, Batch*>(tbb::filter_mode::parallel,
-                                             [&](Batch* batch) {
-                                               batch->out.clear();
-                                               batch->status = sum_bucket(stores, batch->bucket, min_games, batch->table, batch->out);
-                                               return batch;
-                                             }) &
-            tbb::make_filter<Batch*, void>(tbb::filter_mode::serial_in_order, [&](Batch* raw) {
-              std::unique_ptr<Batch> batch(raw);
-              if (result.ok() && !batch->status.ok()) result = batch->status;
-              if (result.ok())
-                for (const BookRecord& r : batch->out)
-                  if (auto s = sink(r); !s) {
-                    result = s;
-                    break;
-                  }
-              std::lock_guard lock(pool_mutex);
-              pool.push_back(std::move(batch));
-            }));
-  });
+  ordered_pipeline<Batch>(
+      arena, tokens,
+      [&]() -> Batch* {
+        if (next == buckets || failed.load(std::memory_order_relaxed)) return nullptr;
+        std::unique_ptr<Batch> batch;
+        {
+          std::lock_guard lock(pool_mutex);
+          if (!pool.empty()) {
+            batch = std::move(pool.back());
+            pool.pop_back();
+          }
+        }
+        if (!batch) batch = std::make_unique<Batch>();
+        batch->bucket = next++;
+        return batch.release();
+      },
+      [&](Batch* batch) {
+        batch->out.clear();
+        batch->status = sum_bucket(stores, batch->bucket, min_games, batch->table, batch->out);
+      },
+      [&](Batch* raw) {
+        std::unique_ptr<Batch> batch(raw);
+        if (result.ok() && !batch->status.ok()) result = batch->status;
+        if (result.ok())
+          for (const BookRecord& r : batch->out)
+            if (auto s = sink(r); !s) {
+              result = s;
+              break;
+            }
+        if (!result.ok()) failed.store(true, std::memory_order_relaxed);
+        std::lock_guard lock(pool_mutex);
+        pool.push_back(std::move(batch));
+      });
   return result;
 }
 

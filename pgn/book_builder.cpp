@@ -9,11 +9,11 @@
 #include <optional>
 #include <utility>
 
-#include <oneapi/tbb/parallel_invoke.h>
 #include <oneapi/tbb/task_arena.h>
 
 #include "pgn/book_aggregator.h"
 #include "pgn/book_export.h"
+#include "pgn/parallel.h"
 
 namespace tbkit::pgn {
 namespace {
@@ -85,7 +85,7 @@ class ThreadStores {
 
   // Thread-safe; called from the parsing threads.
   void add_game(const BookGame& game) {
-    const int index = tbb::this_task_arena::current_thread_index();
+    const int index = worker_index();
     const std::size_t i = index >= 0 && std::size_t(index) + 1 < buffers_.size() ? std::size_t(index) : buffers_.size() - 1;
     ThreadBuffers& b = buffers_[i];
     std::lock_guard lock(b.mutex);
@@ -245,15 +245,11 @@ Result<BookBuildSummary> build_book(const std::vector<std::string>& inputs, cons
   // an old file's pages) run for both files at once.
   std::optional<Result<formats::BookInfo>> info;
   std::optional<Result<std::uint64_t>> entries;
-  arena.execute([&] {
-    tbb::parallel_invoke([&] { if (writer) info.emplace(writer->close()); }, [&] { if (exporter) entries.emplace(exporter->close()); });
-  });
+  parallel_pair(arena, [&] { if (writer) info.emplace(writer->close()); }, [&] { if (exporter) entries.emplace(exporter->close()); });
   if (info && !*info) return info->error();
   if (entries && !*entries) return entries->error();
   Status renamed[2];
-  arena.execute([&] {
-    tbb::parallel_invoke([&] { if (writer) renamed[0] = writer->commit(); }, [&] { if (exporter) renamed[1] = exporter->commit(); });
-  });
+  parallel_pair(arena, [&] { if (writer) renamed[0] = writer->commit(); }, [&] { if (exporter) renamed[1] = exporter->commit(); });
   for (const Status& s : renamed)
     if (!s) return s.error();
   if (info) summary.info = **info;

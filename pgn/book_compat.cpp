@@ -3,8 +3,7 @@
 #include <algorithm>
 #include <bit>
 
-#include <oneapi/tbb/blocked_range.h>
-#include <oneapi/tbb/parallel_for.h>
+#include "pgn/parallel.h"
 
 namespace tbkit::pgn {
 namespace {
@@ -126,9 +125,9 @@ void PolyglotCompatBook::add_game(const BookGame& game, std::uint32_t max_ply) {
 std::vector<formats::PolyglotEntry> PolyglotCompatBook::entries(const CompatOptions& o, tbb::task_arena* arena) const {
   const std::size_t buckets = std::size_t{1} << store_.bucket_bits();
   std::vector<std::vector<formats::PolyglotEntry>> parts(buckets);
-  auto run = [&](const tbb::blocked_range<std::size_t>& range) {
+  auto run = [&](std::size_t first, std::size_t last) {
     Replay replay;
-    for (std::size_t b = range.begin(); b != range.end(); ++b) {
+    for (std::size_t b = first; b != last; ++b) {
       const std::size_t n = store_.bucket_size(b);
       if (n == 0) continue;
       replay.reset(n);
@@ -139,9 +138,9 @@ std::vector<formats::PolyglotEntry> PolyglotCompatBook::entries(const CompatOpti
     }
   };
   if (arena)
-    arena->execute([&] { tbb::parallel_for(tbb::blocked_range<std::size_t>(0, buckets, 16), run); });
+    parallel_ranges(*arena, buckets, 16, run);
   else
-    run(tbb::blocked_range<std::size_t>(0, buckets));
+    run(0, buckets);
   std::size_t total = 0;
   for (const auto& p : parts) total += p.size();
   std::vector<formats::PolyglotEntry> out;

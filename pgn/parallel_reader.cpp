@@ -8,10 +8,10 @@
 #include <string_view>
 #include <utility>
 
-#include <oneapi/tbb/parallel_pipeline.h>
 
 #include "formats/zstd_stream.h"
 #include "pgn/lexer.h"
+#include "pgn/parallel.h"
 #include "pgn/reader_game.h"
 
 namespace tbkit::pgn {
@@ -243,49 +243,40 @@ Result<ReadSummary> read_pgn_parallel(const std::vector<std::string>& paths, tbb
   std::uint64_t games_in_file = 0;
   const std::size_t tokens = parallel.max_chunks_in_flight > 0 ? parallel.max_chunks_in_flight
                                                                : std::size_t(2 * std::max(arena.max_concurrency(), 1));
-  arena.execute([&] {
-    tbb::parallel_pipeline(
-        tokens,
-        tbb::make_filter<void, Chunk*>(tbb::filter_mode::serial_in_order,
-                                       [&](tbb::flow_control& fc) -> Chunk* {
-                                         auto c = source.next();
-                                         if (!c) {
-                                           fc.stop();
-                                           return nullptr;
-                                         }
-                                         return new Chunk(std::move(*c));
-                                       }) &
-            tbb::make_filter<Chunk*, Chunk*>(tbb::filter_mode::parallel,
-                                             [&](Chunk* c) {
-                                               c->visitor = make_visitor(c->info);
-                                               Lexer lexer(c->data.view(), c->info.byte_offset, c->first_line);
-                                               parse_games(lexer, c->info.source, *c->visitor, options, c->counts);
-                                               return c;
-                                             }) &
-            tbb::make_filter<Chunk*, void>(tbb::filter_mode::serial_in_order, [&](Chunk* raw) {
-              std::unique_ptr<Chunk> c(raw);
-              if (c->info.source != current_source || c->info.byte_offset == 0) {
-                current_source = c->info.source;
-                games_in_file = 0;
-              }
-              c->info.first_game_number = games_in_file + 1;
-              c->info.games = c->counts.games_read;
-              games_in_file += c->counts.games_read;
-              for (auto& d : c->counts.diagnostics) d.location.game_number += c->info.first_game_number - 1;
-              add_counts(summary, c->counts, options.max_diagnostics);
-              summary.bytes += c->info.bytes;
-              source.give_back(std::move(c->data));
-              consume(c->info, std::move(c->visitor));
-              if (progress) {
-                prog.bytes = summary.bytes;
-                prog.games = summary.games_read;
-                prog.compressed_bytes = c->raw_bytes_read;
-                prog.file_size = c->raw_size;
-                prog.source = c->info.source;
-                progress(prog);
-              }
-            }));
-  });
+  ordered_pipeline<Chunk>(
+      arena, tokens,
+      [&]() -> Chunk* {
+        auto c = source.next();
+        return c ? new Chunk(std::move(*c)) : nullptr;
+      },
+      [&](Chunk* c) {
+        c->visitor = make_visitor(c->info);
+        Lexer lexer(c->data.view(), c->info.byte_offset, c->first_line);
+        parse_games(lexer, c->info.source, *c->visitor, options, c->counts);
+      },
+      [&](Chunk* raw) {
+        std::unique_ptr<Chunk> c(raw);
+        if (c->info.source != current_source || c->info.byte_offset == 0) {
+          current_source = c->info.source;
+          games_in_file = 0;
+        }
+        c->info.first_game_number = games_in_file + 1;
+        c->info.games = c->counts.games_read;
+        games_in_file += c->counts.games_read;
+        for (auto& d : c->counts.diagnostics) d.location.game_number += c->info.first_game_number - 1;
+        add_counts(summary, c->counts, options.max_diagnostics);
+        summary.bytes += c->info.bytes;
+        source.give_back(std::move(c->data));
+        consume(c->info, std::move(c->visitor));
+        if (progress) {
+          prog.bytes = summary.bytes;
+          prog.games = summary.games_read;
+          prog.compressed_bytes = c->raw_bytes_read;
+          prog.file_size = c->raw_size;
+          prog.source = c->info.source;
+          progress(prog);
+        }
+      });
   if (source.error()) return *source.error();
   return summary;
 }

@@ -290,6 +290,28 @@ TEST_CASE("PlyStore: buckets from several stores sum in key order, and cleared s
   for (std::size_t i = 0; i < out.size(); ++i) mismatches += std::memcmp(&out[i], &expected[i], sizeof out[i]) != 0;
   CHECK(mismatches == 0);
 
+  // A sink that fails (a full disk) stops the drain: its error is returned, and the sink is not
+  // called again, while the buckets still in flight are summed and dropped. 1024 buckets, so that
+  // both threads are still taking buckets when the sink fails.
+  PlyStore wide(10, 1 << 16);
+  for (std::uint64_t i = 0; i < 200000; ++i) wide.add(i * 0x9E3779B97F4A7C15ULL, std::uint16_t(i % 5), false, 0, GameResult::kDraw);
+  const PlyStore* wide_stores[] = {&wide};
+  std::vector<formats::BookRecord> partial;
+  int calls = 0;
+  auto failed = drain_ply_stores(wide_stores, 1, [&](const formats::BookRecord& r) -> Status {
+    ++calls;
+    if (partial.size() == 5000) return make_error(ErrorCode::kIo, "disk full");
+    partial.push_back(r);
+    return {};
+  }, arena);
+  REQUIRE_FALSE(failed.ok());
+  CHECK(failed.error().code == ErrorCode::kIo);
+  CHECK(failed.error().message == "disk full");
+  CHECK(calls == 5001);
+  REQUIRE(partial.size() == 5000);
+  CHECK(std::is_sorted(partial.begin(), partial.end()));
+  CHECK(partial.front().key == 0);
+
   // Cleared, a store takes records again and has forgotten the old ones.
   const std::size_t used = a.bytes();
   a.clear();
