@@ -92,9 +92,10 @@ struct UnmoveInfo {
 };
 
 // Calls f(pred, info) for every legal predecessor of b reached by a non-capturing, non-promoting
-// move of the side that just moved (~b.side); pred has that side to move.
+// move of the side that just moved (~b.side); pred has that side to move. Men on the squares of
+// `skip` are not moved, nor is that side's king to the squares of `king_skip`.
 template <class F>
-void for_each_unmove(const Board& b, F&& f);
+void for_each_unmove(const Board& b, F&& f, chess::Bitboard skip = 0, chess::Bitboard king_skip = 0);
 
 }  // namespace tbkit::gen
 

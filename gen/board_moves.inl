@@ -135,7 +135,7 @@ void for_each_en_passant(const Board& b, chess::Square ep_square, F&& f) {
 }
 
 template <class F>
-void for_each_unmove(const Board& b, F&& f) {
+void for_each_unmove(const Board& b, F&& f, chess::Bitboard skip, chess::Bitboard king_skip) {
   using namespace chess;
   const Color mover = ~b.side;  // the side that just moved
   const Bitboard occ = b.occupied();
@@ -157,13 +157,14 @@ void for_each_unmove(const Board& b, F&& f) {
     f(static_cast<const Board&>(p), UnmoveInfo{t, from, at, double_push});
   };
   for (PieceType t : {PieceType::kKnight, PieceType::kBishop, PieceType::kRook, PieceType::kQueen, PieceType::kKing}) {
-    for (Bitboard pcs = b.pieces(mover, t); pcs;) {
+    for (Bitboard pcs = b.pieces(mover, t) & ~skip; pcs;) {
       const Square at = pop_lsb(pcs);
-      for (Bitboard from = detail::attacks_of(t, at, occ) & ~occ; from;) emit(t, at, pop_lsb(from), false);
+      const Bitboard barred = t == PieceType::kKing ? occ | king_skip : occ;
+      for (Bitboard from = detail::attacks_of(t, at, occ) & ~barred; from;) emit(t, at, pop_lsb(from), false);
     }
   }
   const int back = mover == Color::kWhite ? -8 : 8;
-  for (Bitboard pawns = b.pieces(mover, PieceType::kPawn); pawns;) {
+  for (Bitboard pawns = b.pieces(mover, PieceType::kPawn) & ~skip; pawns;) {
     const Square at = pop_lsb(pawns);
     const int rr = at.relative_rank(mover);
     if (rr < 2) continue;

@@ -363,6 +363,76 @@ void Solver::propagate(int side, std::uint64_t i, const Board& b, int ply) {
     assert(p == scheme_.encode(pred));
     return p;
   };
+  // A single knight, bishop, rook or queen of the side that moved: its un-moves need no board.
+  // Their indexes follow from this one as above, and a predecessor that leaves the side not to move
+  // in check is an illegal slot (kIllegal), which the updates below pass over, so no legality test
+  // either. Their weight is 1 unless both kings stand on a long diagonal (then the old path).
+  Bitboard direct = 0;
+  if (!full && (ply % 2 == 0 || !kings_on_long_diagonal(b))) {
+    const Color mover = Color(pred_side);
+    const Bitboard occ = b.occupied();
+    const int arg = ply % 2 == 0 ? ply + 1 : 1;
+    for (PieceType t : {PieceType::kKnight, PieceType::kBishop, PieceType::kRook, PieceType::kQueen}) {
+      const int g = scheme_.group_of(mover, t);
+      if (g < singles_from) continue;
+      for (Bitboard men = b.pieces(mover, t); men;) {
+        const Square at = pop_lsb(men);
+        direct |= at.bb();
+        const Bitboard at_bb = at.bb();
+        const int at_rank = popcount(groups[g].avail & (at_bb - 1));
+        for (Bitboard froms = detail::attacks_of(t, at, occ) & ~occ; froms;) {
+          const Bitboard from = pop_lsb(froms).bb();
+          std::uint64_t p = i + std::uint64_t(std::int64_t(popcount(groups[g].avail & (from - 1)) - at_rank)) * groups[g].stride;
+          for (int h = g + 1; h < group_count; ++h)
+            p += (std::uint64_t(at_bb < groups[h].placed) - std::uint64_t(from < groups[h].placed)) * groups[h].stride;
+#ifndef NDEBUG
+          Board pred = b;
+          pred.remove(mover, t, at);
+          pred.put(mover, t, Square(std::countr_zero(from)));
+          pred.side = mover;
+          assert(p == scheme_.encode(pred));
+          assert(is_legal(pred) == (state(pred_side, p).load(std::memory_order_relaxed) != kIllegal));
+#endif
+          __builtin_prefetch(&state_[pred_side][p], 1);
+          assert(n < updates.size());
+          updates[n++] = {p, arg};
+        }
+      }
+    }
+  }
+  // The king's un-moves likewise, when every group is a single man and the new king pair is
+  // canonical as it stands (then neither king pair is on a long diagonal, so the weight is 1).
+  Bitboard king_direct = 0;
+  if (!full && singles_from == 0) {
+    const Color mover = Color(pred_side);
+    const Bitboard occ = b.occupied();
+    const int arg = ply % 2 == 0 ? ply + 1 : 1;
+    const Square at = b.king(mover);
+    const Bitboard at_bb = at.bb();
+    for (Bitboard froms = detail::attacks_of(PieceType::kKing, at, occ) & ~occ; froms;) {
+      const Square from_sq = pop_lsb(froms);
+      const bool white = mover == Color::kWhite;
+      const int new_pair = scheme_.plain_pair(white ? from_sq : b.king(Color::kWhite), white ? b.king(Color::kBlack) : from_sq);
+      if (new_pair < 0) continue;
+      king_direct |= from_sq.bb();
+      const Bitboard from = from_sq.bb();
+      std::uint64_t p = i + std::uint64_t(std::int64_t(new_pair - pair)) * scheme_.pair_stride();
+      for (int h = 0; h < group_count; ++h)
+        if (!groups[h].pawn) p += (std::uint64_t(at_bb < groups[h].placed) - std::uint64_t(from < groups[h].placed)) * groups[h].stride;
+#ifndef NDEBUG
+      Board pred = b;
+      pred.remove(mover, PieceType::kKing, at);
+      pred.put(mover, PieceType::kKing, from_sq);
+      pred.side = mover;
+      assert(p == scheme_.encode(pred));
+      assert(scheme_.stabilizer_size(pred) == 1);
+      assert(is_legal(pred) == (state(pred_side, p).load(std::memory_order_relaxed) != kIllegal));
+#endif
+      __builtin_prefetch(&state_[pred_side][p], 1);
+      assert(n < updates.size());
+      updates[n++] = {p, arg};
+    }
+  }
   for_each_unmove(b, [&](const Board& pred, const UnmoveInfo& ui) {
     const std::uint64_t p = pred_index(pred, ui);
     std::optional<DtmValue> ep;
@@ -382,9 +452,10 @@ void Solver::propagate(int side, std::uint64_t i, const Board& b, int ply) {
     __builtin_prefetch(&state_[pred_side][p], 1);
     assert(n < updates.size());
     updates[n++] = {p, arg};
-  });
+  }, direct, king_direct);
   if (ply % 2 == 0) {
-    for (std::size_t k = 0; k < n; ++k) mark_win(pred_side, updates[k].index, updates[k].arg);
+    for (std::size_t k = 0; k < n; ++k)
+      if (state(pred_side, updates[k].index).load(std::memory_order_relaxed) != kIllegal) mark_win(pred_side, updates[k].index, updates[k].arg);
     return;
   }
   // Counters are touched (and fetched) only for predecessors that may still lose.
