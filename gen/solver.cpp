@@ -336,101 +336,82 @@ void Solver::propagate(int side, std::uint64_t i, const Board& b, int ply) {
   const int group_count = scheme_.group_placements(b, groups);
   int singles_from = group_count;  // groups from here on hold one man each
   while (singles_from > 0 && groups[singles_from - 1].count == 1) --singles_from;
-  // A king move changes the pair number and, when it crosses a single piece, that piece's number
-  // (pieces rank over the squares the kings leave free; pawns do not see the kings).
-  const int pair = int(i / scheme_.pair_stride());
-  auto king_pred_index = [&](const Board& pred, const UnmoveInfo& ui) {
-    const int new_pair = scheme_.plain_pair(pred.king(Color::kWhite), pred.king(Color::kBlack));
-    if (new_pair < 0 || singles_from > 0) return scheme_.encode(pred);
-    const Bitboard at = ui.to.bb(), from = ui.from.bb();
-    std::uint64_t p = i + std::uint64_t(std::int64_t(new_pair - pair)) * scheme_.pair_stride();
-    for (int h = 0; h < group_count; ++h)
-      if (!groups[h].pawn)
-        p += (std::uint64_t(at < groups[h].placed) - std::uint64_t(from < groups[h].placed)) * groups[h].stride;
-    assert(p == scheme_.encode(pred));
-    return p;
-  };
-  auto pred_index = [&](const Board& pred, const UnmoveInfo& ui) {
-    if (ui.type == PieceType::kKing) return full ? scheme_.encode(pred) : king_pred_index(pred, ui);
-    const int g = full ? -1 : scheme_.group_of(Color(pred_side), ui.type);
-    if (g < 0) return scheme_.encode(pred);
-    if (g < singles_from) return scheme_.encode_from_group(pred, scheme_.head_of(i, g), g);
-    const Bitboard at = ui.to.bb(), from = ui.from.bb();
+  // The index of the predecessor in which the single man of group g (>= singles_from) stands on
+  // `from` instead of `at`.
+  auto man_index = [&](int g, Bitboard at, Bitboard from) {
     const int moved = popcount(groups[g].avail & (from - 1)) - popcount(groups[g].avail & (at - 1));
     std::uint64_t p = i + std::uint64_t(std::int64_t(moved)) * groups[g].stride;
     for (int h = g + 1; h < group_count; ++h)
       p += (std::uint64_t(at < groups[h].placed) - std::uint64_t(from < groups[h].placed)) * groups[h].stride;
+    return p;
+  };
+  // A king move changes the pair number and, when it crosses a single piece, that piece's number
+  // (pieces rank over the squares the kings leave free; pawns do not see the kings). For a new
+  // pair canonical as it stands, every group a single man.
+  const int pair = int(i / scheme_.pair_stride());
+  auto king_index = [&](int new_pair, Bitboard at, Bitboard from) {
+    std::uint64_t p = i + std::uint64_t(std::int64_t(new_pair - pair)) * scheme_.pair_stride();
+    for (int h = 0; h < group_count; ++h)
+      if (!groups[h].pawn) p += (std::uint64_t(at < groups[h].placed) - std::uint64_t(from < groups[h].placed)) * groups[h].stride;
+    return p;
+  };
+  // For the un-moves that reach the callback below (the others are made without a board first).
+  auto pred_index = [&](const Board& pred, const UnmoveInfo& ui) {
+    const int g = full || ui.type == PieceType::kKing ? -1 : scheme_.group_of(Color(pred_side), ui.type);
+    if (g < 0) return scheme_.encode(pred);
+    if (g < singles_from) return scheme_.encode_from_group(pred, scheme_.head_of(i, g), g);
+    const std::uint64_t p = man_index(g, ui.to.bb(), ui.from.bb());
     assert(p == scheme_.encode(pred));
     return p;
   };
-  // A single knight, bishop, rook or queen of the side that moved: its un-moves need no board.
-  // Their indexes follow from this one as above, and a predecessor that leaves the side not to move
-  // in check is an illegal slot (kIllegal), which the updates below pass over, so no legality test
-  // either. Their weight is 1 unless both kings stand on a long diagonal (then the old path).
-  Bitboard direct = 0;
+  // Un-moves made without a board: a single knight, bishop, rook or queen (a group of one man,
+  // after any group of several), and the king when every group is a single man and its new pair
+  // is canonical as it stands. Their indexes follow from this one as above. A predecessor that
+  // leaves the side not to move in check is an illegal slot (kIllegal), which the updates below
+  // pass over, so no legality test either. Their weight is 1: a piece's unless both kings stand on
+  // a long diagonal (then the callback's path), a king's always (a canonical pair off the a1-h8
+  // diagonal has its white king in a1-d1-d4, off the a8-h1 diagonal).
+  const Color mover = Color(pred_side);
+  const Bitboard occ = b.occupied();
+  const int direct_arg = ply % 2 == 0 ? ply + 1 : 1;
+  auto add_direct = [&]([[maybe_unused]] PieceType t, [[maybe_unused]] Square at, [[maybe_unused]] Square from, std::uint64_t p) {
+#ifndef NDEBUG
+    Board pred = b;
+    pred.remove(mover, t, at);
+    pred.put(mover, t, from);
+    pred.side = mover;
+    assert(p == scheme_.encode(pred));
+    assert(scheme_.stabilizer_size(pred) == 1 || (t != PieceType::kKing && ply % 2 == 0));
+    assert(is_legal(pred) == (state(pred_side, p).load(std::memory_order_relaxed) != kIllegal));
+#endif
+    __builtin_prefetch(&state_[pred_side][p], 1);
+    assert(n < updates.size());
+    updates[n++] = {p, direct_arg};
+  };
+  Bitboard direct_men = 0, direct_king_from = 0;
   if (!full && (ply % 2 == 0 || !kings_on_long_diagonal(b))) {
-    const Color mover = Color(pred_side);
-    const Bitboard occ = b.occupied();
-    const int arg = ply % 2 == 0 ? ply + 1 : 1;
     for (PieceType t : {PieceType::kKnight, PieceType::kBishop, PieceType::kRook, PieceType::kQueen}) {
       const int g = scheme_.group_of(mover, t);
       if (g < singles_from) continue;
       for (Bitboard men = b.pieces(mover, t); men;) {
         const Square at = pop_lsb(men);
-        direct |= at.bb();
-        const Bitboard at_bb = at.bb();
-        const int at_rank = popcount(groups[g].avail & (at_bb - 1));
+        direct_men |= at.bb();
         for (Bitboard froms = detail::attacks_of(t, at, occ) & ~occ; froms;) {
-          const Bitboard from = pop_lsb(froms).bb();
-          std::uint64_t p = i + std::uint64_t(std::int64_t(popcount(groups[g].avail & (from - 1)) - at_rank)) * groups[g].stride;
-          for (int h = g + 1; h < group_count; ++h)
-            p += (std::uint64_t(at_bb < groups[h].placed) - std::uint64_t(from < groups[h].placed)) * groups[h].stride;
-#ifndef NDEBUG
-          Board pred = b;
-          pred.remove(mover, t, at);
-          pred.put(mover, t, Square(std::countr_zero(from)));
-          pred.side = mover;
-          assert(p == scheme_.encode(pred));
-          assert(is_legal(pred) == (state(pred_side, p).load(std::memory_order_relaxed) != kIllegal));
-#endif
-          __builtin_prefetch(&state_[pred_side][p], 1);
-          assert(n < updates.size());
-          updates[n++] = {p, arg};
+          const Square from = pop_lsb(froms);
+          add_direct(t, at, from, man_index(g, at.bb(), from.bb()));
         }
       }
     }
   }
-  // The king's un-moves likewise, when every group is a single man and the new king pair is
-  // canonical as it stands (then neither king pair is on a long diagonal, so the weight is 1).
-  Bitboard king_direct = 0;
   if (!full && singles_from == 0) {
-    const Color mover = Color(pred_side);
-    const Bitboard occ = b.occupied();
-    const int arg = ply % 2 == 0 ? ply + 1 : 1;
     const Square at = b.king(mover);
-    const Bitboard at_bb = at.bb();
     for (Bitboard froms = detail::attacks_of(PieceType::kKing, at, occ) & ~occ; froms;) {
-      const Square from_sq = pop_lsb(froms);
+      const Square from = pop_lsb(froms);
       const bool white = mover == Color::kWhite;
-      const int new_pair = scheme_.plain_pair(white ? from_sq : b.king(Color::kWhite), white ? b.king(Color::kBlack) : from_sq);
+      const int new_pair = scheme_.plain_pair(white ? from : b.king(Color::kWhite), white ? b.king(Color::kBlack) : from);
       if (new_pair < 0) continue;
-      king_direct |= from_sq.bb();
-      const Bitboard from = from_sq.bb();
-      std::uint64_t p = i + std::uint64_t(std::int64_t(new_pair - pair)) * scheme_.pair_stride();
-      for (int h = 0; h < group_count; ++h)
-        if (!groups[h].pawn) p += (std::uint64_t(at_bb < groups[h].placed) - std::uint64_t(from < groups[h].placed)) * groups[h].stride;
-#ifndef NDEBUG
-      Board pred = b;
-      pred.remove(mover, PieceType::kKing, at);
-      pred.put(mover, PieceType::kKing, from_sq);
-      pred.side = mover;
-      assert(p == scheme_.encode(pred));
-      assert(scheme_.stabilizer_size(pred) == 1);
-      assert(is_legal(pred) == (state(pred_side, p).load(std::memory_order_relaxed) != kIllegal));
-#endif
-      __builtin_prefetch(&state_[pred_side][p], 1);
-      assert(n < updates.size());
-      updates[n++] = {p, arg};
+      direct_king_from |= from.bb();
+      add_direct(PieceType::kKing, at, from, king_index(new_pair, at.bb(), from.bb()));
     }
   }
   for_each_unmove(b, [&](const Board& pred, const UnmoveInfo& ui) {
@@ -452,7 +433,7 @@ void Solver::propagate(int side, std::uint64_t i, const Board& b, int ply) {
     __builtin_prefetch(&state_[pred_side][p], 1);
     assert(n < updates.size());
     updates[n++] = {p, arg};
-  }, direct, king_direct);
+  }, direct_men, direct_king_from);
   if (ply % 2 == 0) {
     for (std::size_t k = 0; k < n; ++k)
       if (state(pred_side, updates[k].index).load(std::memory_order_relaxed) != kIllegal) mark_win(pred_side, updates[k].index, updates[k].arg);
