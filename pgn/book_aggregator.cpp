@@ -245,8 +245,8 @@ Status drain_ply_stores(std::span<const PlyStore* const> stores, std::uint32_t m
   std::vector<std::unique_ptr<Batch>> pool;
   const std::size_t buckets = std::size_t{1} << stores.front()->bucket_bits();
   std::size_t next = 0;
-  Status result;               // the sink stage's alone
-  std::atomic<bool> failed{false};  // read by the source stage, which may run beside the sink
+  Status result;                    // the sink stage's alone
+  std::atomic<bool> failed{false};  // set by the sink stage, read by the source stage beside it
   const std::size_t tokens = std::size_t(2 * std::max(arena.max_concurrency(), 1));
   ordered_pipeline<Batch>(
       arena, tokens,

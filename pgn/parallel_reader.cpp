@@ -8,7 +8,6 @@
 #include <string_view>
 #include <utility>
 
-
 #include "formats/zstd_stream.h"
 #include "pgn/lexer.h"
 #include "pgn/parallel.h"
