@@ -290,7 +290,7 @@ void Solver::mark_win(int side, std::uint64_t i, int ply) {
   auto ref = state(side, i);
   std::uint16_t cur = ref.load(std::memory_order_relaxed);
   for (;;) {
-    assert(cur != kIllegal);
+    if (cur == kIllegal) return;  // an illegal predecessor, made without a board (not tested)
     if (is_resolved(cur)) {
       assert(ply_of(cur) % 2 == 1 && "a predecessor of a loss cannot be lost");
       if (ply_of(cur) <= ply) return;
@@ -405,9 +405,9 @@ void Solver::propagate(int side, std::uint64_t i, const Board& b, int ply) {
   }
   if (!full && singles_from == 0) {
     const Square at = b.king(mover);
+    const bool white = mover == Color::kWhite;
     for (Bitboard froms = detail::attacks_of(PieceType::kKing, at, occ) & ~occ; froms;) {
       const Square from = pop_lsb(froms);
-      const bool white = mover == Color::kWhite;
       const int new_pair = scheme_.plain_pair(white ? from : b.king(Color::kWhite), white ? b.king(Color::kBlack) : from);
       if (new_pair < 0) continue;
       direct_king_from |= from.bb();
@@ -435,8 +435,7 @@ void Solver::propagate(int side, std::uint64_t i, const Board& b, int ply) {
     updates[n++] = {p, arg};
   }, direct_men, direct_king_from);
   if (ply % 2 == 0) {
-    for (std::size_t k = 0; k < n; ++k)
-      if (state(pred_side, updates[k].index).load(std::memory_order_relaxed) != kIllegal) mark_win(pred_side, updates[k].index, updates[k].arg);
+    for (std::size_t k = 0; k < n; ++k) mark_win(pred_side, updates[k].index, updates[k].arg);
     return;
   }
   // Counters are touched (and fetched) only for predecessors that may still lose.
