@@ -13,18 +13,8 @@ using namespace chess;
 
 namespace {
 
-constexpr int kMaxGroup = 8;
-
-struct Binomials {
-  std::array<std::array<std::uint64_t, kMaxGroup + 1>, 65> c{};
-  constexpr Binomials() {
-    for (int n = 0; n <= 64; ++n) {
-      c[n][0] = 1;
-      for (int k = 1; k <= kMaxGroup; ++k) c[n][k] = n == 0 ? 0 : c[n - 1][k - 1] + c[n - 1][k];
-    }
-  }
-};
-constexpr Binomials kBinomials;
+using detail::kBinomials;
+using detail::kMaxGroup;
 
 constexpr Bitboard kPawnSquares = 0x00FFFFFFFFFFFF00ULL;
 
@@ -132,18 +122,6 @@ std::uint64_t IndexScheme::encode_with(const Board& b, int t) const {
   return index;
 }
 
-// The combinatorial rank of the squares `placed` among the squares `avail` (placed is a subset):
-// the k-th lowest placed square, at position r among avail's squares, adds C(r, k).
-static std::uint64_t combination_rank(Bitboard placed, Bitboard avail) {
-  std::uint64_t combo = 0;
-  int j = 1;
-  for (Bitboard bb = placed; bb; ++j) {
-    const int rank = popcount(avail & ((Bitboard{1} << pop_lsb(bb).index()) - 1));
-    combo += kBinomials.c[rank][j];
-  }
-  return combo;
-}
-
 std::uint64_t IndexScheme::encode_identity(const Board& b) const {
   const Square wk = b.king(Color::kWhite), bk = b.king(Color::kBlack);
   const int pair = pair_index_[wk.index() * 64 + bk.index()];
@@ -183,27 +161,6 @@ int IndexScheme::group_placements(const Board& b, std::array<GroupPlacement, kMa
     if (is_pawn) pawns |= placed;
   }
   return int(groups_.size());
-}
-
-std::uint64_t IndexScheme::encode_from_group(const Board& b, std::uint64_t head, int g) const {
-  Bitboard men = b.by_type[index_of(PieceType::kKing)], pawns = 0;
-  for (int h = 0; h < g; ++h) {
-    const Bitboard placed = b.pieces(groups_[h].color, groups_[h].type);
-    men |= placed;
-    if (groups_[h].type == PieceType::kPawn) pawns |= placed;
-  }
-  std::uint64_t index = head;
-  for (std::size_t h = std::size_t(g); h < groups_.size(); ++h) {
-    const Group& gr = groups_[h];
-    const Bitboard placed = b.pieces(gr.color, gr.type);
-    const bool is_pawn = gr.type == PieceType::kPawn;
-    const Bitboard avail = is_pawn ? kPawnSquares & ~pawns : ~men;
-    index += combination_rank(placed, avail) * gr.stride;
-    men |= placed;
-    if (is_pawn) pawns |= placed;
-  }
-  assert(index == encode(b));
-  return index;
 }
 
 std::uint64_t IndexScheme::encode(const Board& b) const {

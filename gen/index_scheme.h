@@ -16,6 +16,32 @@ namespace tbkit::gen {
 inline constexpr std::uint32_t kSchemePawnless = 1;  // 462 king pairs, 8 symmetries
 inline constexpr std::uint32_t kSchemePawns = 2;     // 1806 king pairs, left-right mirror
 
+namespace detail {
+inline constexpr int kMaxGroup = 8;  // men in one group
+struct Binomials {
+  std::array<std::array<std::uint64_t, kMaxGroup + 1>, 65> c{};
+  constexpr Binomials() {
+    for (int n = 0; n <= 64; ++n) {
+      c[n][0] = 1;
+      for (int k = 1; k <= kMaxGroup; ++k) c[n][k] = n == 0 ? 0 : c[n - 1][k - 1] + c[n - 1][k];
+    }
+  }
+};
+inline constexpr Binomials kBinomials;
+}  // namespace detail
+
+// The combinatorial number of the squares `placed` among the squares `avail` (placed is a subset):
+// the k-th lowest placed square, at position r among avail's squares, adds C(r, k).
+[[nodiscard]] inline std::uint64_t combination_rank(chess::Bitboard placed, chess::Bitboard avail) {
+  std::uint64_t combo = 0;
+  int j = 1;
+  for (chess::Bitboard bb = placed; bb; ++j) {
+    const int rank = chess::popcount(avail & ((chess::Bitboard{1} << chess::pop_lsb(bb).index()) - 1));
+    combo += detail::kBinomials.c[rank][j];
+  }
+  return combo;
+}
+
 class IndexScheme {
  public:
   // `material` must be normalized or not; the scheme indexes it exactly as given (White = first side).
@@ -74,14 +100,6 @@ class IndexScheme {
     const chess::Bitboard kings = b.by_type[index_of(chess::PieceType::kKing)];
     return !pawns_ && (kings & kMain) == kings;
   }
-  // The part of `index` that groups before g contribute with the king pair: `index` with the
-  // numbers of groups g, g+1, ... set to zero.
-  [[nodiscard]] std::uint64_t head_of(std::uint64_t index, int g) const {
-    return index - index % (groups_[g].stride * groups_[g].combinations);
-  }
-  // encode(b) for a board whose kings and groups before g are those of a canonical board of index
-  // `index` with !diagonal_case, given head = head_of(index, g): only groups g.. are recomputed.
-  [[nodiscard]] std::uint64_t encode_from_group(const Board& b, std::uint64_t head, int g) const;
 
   // Given `b` = the board decode(index - 1, ...) produced (and returned true for), turns it into the
   // board of `index` and returns true when that only moves the last group's single piece to its

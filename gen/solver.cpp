@@ -328,49 +328,51 @@ void Solver::propagate(int side, std::uint64_t i, const Board& b, int ply) {
   std::array<Update, 128> updates;
   std::size_t n = 0;
   // A man other than a king moving keeps the king pair, hence the orientation (unless the diagonal
-  // case compares two images), so the predecessor's index follows from this one: the man's group
-  // number changes with its rank among the group's squares, and a later single man's number by one
-  // when the moving man crosses it (it ranks over the squares the earlier men leave free).
+  // case compares two images), so the predecessor's index follows from this one: only the numbers
+  // of the man's group and of the groups after it change (they rank over the squares the earlier
+  // men leave free). The same holds for a king whose new pair is canonical as it stands, with the
+  // pair number changed too and only the pieces' groups (pawns do not see the kings).
   const bool full = scheme_.diagonal_case(b);
   std::array<IndexScheme::GroupPlacement, IndexScheme::kMaxGroups> groups;
   const int group_count = scheme_.group_placements(b, groups);
-  int singles_from = group_count;  // groups from here on hold one man each
-  while (singles_from > 0 && groups[singles_from - 1].count == 1) --singles_from;
-  // The index of the predecessor in which the single man of group g (>= singles_from) stands on
-  // `from` instead of `at`.
+  std::array<std::uint64_t, IndexScheme::kMaxGroups> number{};  // of each group of several men
+  for (int h = 0; h < group_count; ++h)
+    if (groups[h].count > 1) number[h] = combination_rank(groups[h].placed, groups[h].avail);
+  // The change of group h's number when a man of an earlier group (or a king) stands on `from`
+  // instead of `at`: a single man's rank moves by one when the moving man crosses it.
+  auto later_change = [&](int h, Bitboard at, Bitboard from) {
+    const auto& gr = groups[h];
+    if (gr.count == 1) return (std::uint64_t(at < gr.placed) - std::uint64_t(from < gr.placed)) * gr.stride;
+    return (combination_rank(gr.placed, (gr.avail | at) & ~from) - number[h]) * gr.stride;
+  };
+  // The index of the predecessor in which a man of group g stands on `from` instead of `at`.
   auto man_index = [&](int g, Bitboard at, Bitboard from) {
-    const int moved = popcount(groups[g].avail & (from - 1)) - popcount(groups[g].avail & (at - 1));
-    std::uint64_t p = i + std::uint64_t(std::int64_t(moved)) * groups[g].stride;
-    for (int h = g + 1; h < group_count; ++h)
-      p += (std::uint64_t(at < groups[h].placed) - std::uint64_t(from < groups[h].placed)) * groups[h].stride;
+    const auto& gr = groups[g];
+    std::uint64_t p = i;
+    if (gr.count == 1)
+      p += std::uint64_t(std::int64_t(popcount(gr.avail & (from - 1)) - popcount(gr.avail & (at - 1)))) * gr.stride;
+    else
+      p += (combination_rank(gr.placed ^ at ^ from, gr.avail) - number[g]) * gr.stride;
+    for (int h = g + 1; h < group_count; ++h) p += later_change(h, at, from);
     return p;
   };
-  // A king move changes the pair number and, when it crosses a single piece, that piece's number
-  // (pieces rank over the squares the kings leave free; pawns do not see the kings). For a new
-  // pair canonical as it stands, every group a single man.
+  // The index of the predecessor in which the king stands on `from`, the new pair canonical.
   const int pair = int(i / scheme_.pair_stride());
   auto king_index = [&](int new_pair, Bitboard at, Bitboard from) {
     std::uint64_t p = i + std::uint64_t(std::int64_t(new_pair - pair)) * scheme_.pair_stride();
     for (int h = 0; h < group_count; ++h)
-      if (!groups[h].pawn) p += (std::uint64_t(at < groups[h].placed) - std::uint64_t(from < groups[h].placed)) * groups[h].stride;
+      if (!groups[h].pawn) p += later_change(h, at, from);
     return p;
   };
-  // For the un-moves that reach the callback below (the others are made without a board first).
-  auto pred_index = [&](const Board& pred, const UnmoveInfo& ui) {
-    const int g = full || ui.type == PieceType::kKing ? -1 : scheme_.group_of(Color(pred_side), ui.type);
-    if (g < 0) return scheme_.encode(pred);
-    if (g < singles_from) return scheme_.encode_from_group(pred, scheme_.head_of(i, g), g);
-    const std::uint64_t p = man_index(g, ui.to.bb(), ui.from.bb());
-    assert(p == scheme_.encode(pred));
-    return p;
-  };
-  // Un-moves made without a board: a single knight, bishop, rook or queen (a group of one man,
-  // after any group of several), and the king when every group is a single man and its new pair
-  // is canonical as it stands. Their indexes follow from this one as above. A predecessor that
-  // leaves the side not to move in check is an illegal slot (kIllegal), which the updates below
-  // pass over, so no legality test either. Their weight is 1: a piece's unless both kings stand on
-  // a long diagonal (then the callback's path), a king's always (a canonical pair off the a1-h8
-  // diagonal has its white king in a1-d1-d4, off the a8-h1 diagonal).
+  // Un-moves made without a board: every man's but a pawn's whose double push the opponent could
+  // answer en passant, and the king's when its new pair is canonical as it stands. A predecessor
+  // that leaves the side not to move in check is an illegal slot (kIllegal), which the updates
+  // below pass over, so no legality test either. Their weight is 1: a pawn's (no pawn board is its
+  // own image), a piece's and a king's because this board is canonical: outside the diagonal case
+  // its kings do not both stand on a long diagonal (a canonical white king in a1-d1-d4 is off the
+  // a8-h1 diagonal), and so neither do a piece's predecessor's, nor a king's with a canonical pair
+  // that is not the diagonal case. In the diagonal case (two images to compare) all go the
+  // callback's way.
   const Color mover = Color(pred_side);
   const Bitboard occ = b.occupied();
   const int direct_arg = ply % 2 == 0 ? ply + 1 : 1;
@@ -389,11 +391,11 @@ void Solver::propagate(int side, std::uint64_t i, const Board& b, int ply) {
     updates[n++] = {p, direct_arg};
   };
   Bitboard direct_men = 0, direct_king_from = 0;
-  if (!full && (ply % 2 == 0 || !kings_on_long_diagonal(b))) {
+  if (!full) {
     for (PieceType t : {PieceType::kKnight, PieceType::kBishop, PieceType::kRook, PieceType::kQueen}) {
       const int g = scheme_.group_of(mover, t);
-      if (g < singles_from) continue;
-      for (Bitboard men = b.pieces(mover, t); men;) {
+      if (g < 0) continue;
+      for (Bitboard men = groups[g].placed; men;) {
         const Square at = pop_lsb(men);
         direct_men |= at.bb();
         for (Bitboard froms = detail::attacks_of(t, at, occ) & ~occ; froms;) {
@@ -402,8 +404,24 @@ void Solver::propagate(int side, std::uint64_t i, const Board& b, int ply) {
         }
       }
     }
+    if (const int g = scheme_.group_of(mover, PieceType::kPawn); g >= 0) {
+      const int back = mover == Color::kWhite ? -8 : 8;
+      const Bitboard enemy_pawns = b.pieces(Color(side), PieceType::kPawn);
+      for (Bitboard men = groups[g].placed; men;) {
+        const Square at = pop_lsb(men);
+        const int rank = at.relative_rank(mover);
+        const Square one(at.index() + back);
+        // A double push beside an enemy pawn may be answered en passant: the callback's way.
+        if (rank == 3 && (pawn_attacks(mover, one) & enemy_pawns)) continue;
+        direct_men |= at.bb();
+        if (rank < 2 || (occ & one.bb())) continue;
+        add_direct(PieceType::kPawn, at, one, man_index(g, at.bb(), one.bb()));
+        const Square two(one.index() + back);
+        if (rank == 3 && !(occ & two.bb())) add_direct(PieceType::kPawn, at, two, man_index(g, at.bb(), two.bb()));
+      }
+    }
   }
-  if (!full && singles_from == 0) {
+  if (!full) {
     const Square at = b.king(mover);
     const bool white = mover == Color::kWhite;
     for (Bitboard froms = detail::attacks_of(PieceType::kKing, at, occ) & ~occ; froms;) {
@@ -414,8 +432,11 @@ void Solver::propagate(int side, std::uint64_t i, const Board& b, int ply) {
       add_direct(PieceType::kKing, at, from, king_index(new_pair, at.bb(), from.bb()));
     }
   }
-  for_each_unmove(b, [&](const Board& pred, const UnmoveInfo& ui) {
-    const std::uint64_t p = pred_index(pred, ui);
+  // The rest (often none) are made on a board and encoded in full.
+  const Bitboard king_left = king_attacks(b.king(mover)) & ~occ & ~direct_king_from;
+  const bool all_direct = !king_left && !(b.by_color[index_of(mover)] & ~b.by_type[index_of(PieceType::kKing)] & ~direct_men);
+  if (!all_direct) for_each_unmove(b, [&](const Board& pred, const UnmoveInfo& ui) {
+    const std::uint64_t p = scheme_.encode(pred);
     std::optional<DtmValue> ep;
     if (ui.double_push) ep = en_passant_value(b, Square((ui.from.index() + ui.to.index()) / 2));
     int arg = 0;
