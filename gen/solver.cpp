@@ -136,8 +136,10 @@ class Solver {
   // Chunks remember which plies (mod kPlyModulus) were set in them, so a ply's scan skips the others.
   void note_chunk(int side, std::uint64_t i, int ply) {
     const int bit = ply % kPlyModulus;
-    std::atomic_ref(chunk_plies_[side][i / kChunk * kPlyWords + bit / 64])
-        .fetch_or(std::uint64_t{1} << (bit % 64), std::memory_order_relaxed);
+    const std::uint64_t mask = std::uint64_t{1} << (bit % 64);
+    std::atomic_ref word(chunk_plies_[side][i / kChunk * kPlyWords + bit / 64]);
+    // Most chunks already have the bit: a plain load spares the locked instruction.
+    if (!(word.load(std::memory_order_relaxed) & mask)) word.fetch_or(mask, std::memory_order_relaxed);
   }
   // Read only while no task writes this side's marks (a scan of `side` updates the other side).
   [[nodiscard]] bool chunk_may_hold(int side, std::uint64_t first, int ply) const {
