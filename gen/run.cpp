@@ -182,9 +182,11 @@ Status generate_tables(const std::vector<Material>& wanted, const GenOptions& op
     return arena.max_concurrency() > 1 && bytes <= kOverlapBytes &&
            (opts.memory_limit == 0 || max_need + 2 * bytes <= opts.memory_limit);
   };
-  // Version-3 runs keep an expanded copy of each table a later table converts into (see
-  // expanded_source): each copy is written when its table is solved, or made from the file when
-  // missing (a resumed run), and removed when no table left in the plan needs it.
+  // Version-3 runs keep an expanded copy of each table a later table converts into but that is no
+  // longer held in memory (see expanded_source): each copy is written when its table is dropped
+  // from memory, or made from the file when missing (a resumed run), and removed when no table
+  // left in the plan needs it. While a table is held nothing reads its copy, so a run with room
+  // for all its tables writes none.
   const bool one_side = opts.write.format_version >= 3;
   const std::filesystem::path cache = opts.dir / kExpandedCacheDir;
   // True when a table from plan[k] on converts into d.
@@ -194,6 +196,18 @@ Status generate_tables(const std::vector<Material>& wanted, const GenOptions& op
     return false;
   };
   TableSet loaded;
+  // Drops from `loaded` the tables not in `keep`, first writing the expanded copy of each that a
+  // table from plan[k] on converts into and that cannot be read alone (it converts into others).
+  auto drop_tables = [&](const std::vector<Material>& keep, std::size_t k) -> Status {
+    if (one_side)
+      for (const Material& x : loaded.materials()) {
+        if (std::find(keep.begin(), keep.end(), x) != keep.end() || x.conversions().empty() || !needed_from(x, k)) continue;
+        if (std::filesystem::exists(table_path(cache, x), ec)) continue;
+        if (Status st = write_expanded_copy(cache, *loaded.find(x), opts.generator, opts.created, arena); !st) return st;
+      }
+    loaded.retain_only(keep);
+    return {};
+  };
   struct PendingWrite {
     std::shared_ptr<const SolvedTable> table;
     TableSet subtables;  // what its writer reads (version 3), held apart from `loaded`, which changes
@@ -255,14 +269,14 @@ Status generate_tables(const std::vector<Material>& wanted, const GenOptions& op
       const std::uint64_t need = generation_bytes(m, opts.write.format_version);
       keep_budget = std::min(keep_budget, opts.memory_limit > need ? opts.memory_limit - need : 0);
     }
-    loaded.retain_only(loaded.to_keep(conversions, k, keep_budget));
+    if (Status st = drop_tables(loaded.to_keep(conversions, k, keep_budget), k); !st) return st;
     // Making a missing expanded copy holds that table and the tables it converts into: within the
     // memory this table's estimate counts once nothing else is held.
     for (const Material& d : conversions[k])
       if (!loaded.contains(d) && !expanded_source_ready(opts.dir, d, cache, arena)) {
         // The previous table may be among those read back: its file must be finished first.
         if (Status st = finish_pending(); !st) return st;
-        loaded.retain_only({});
+        if (Status st = drop_tables({}, k); !st) return st;
         break;
       }
     const std::size_t held = loaded.size();
@@ -292,12 +306,9 @@ Status generate_tables(const std::vector<Material>& wanted, const GenOptions& op
     s.solve_cpu_seconds = c2 - c1;
     if (progress) progress(m, SolveProgress{"write", 0, 0, 0});
     // The writer reads its table and (version 3) the tables it converts into, from its own set.
-    const bool copy = one_side && !conversions[k].empty() && needed_from(m, k + 1);
-    auto write = [&, path, t2, c2, copy] {
+    auto write = [&, path, t2, c2] {
       pending.status = write_solved_table(path, *pending.table, pending.subtables, opts.generator, opts.created, arena, opts.write);
       if (pending.status) s.file_bytes = file_size_or_zero(path);
-      if (pending.status && copy)
-        pending.status = write_expanded_copy(cache, *pending.table, opts.generator, opts.created, arena);
       s.write_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t2).count();
       s.write_cpu_seconds = cpu_seconds() - c2;
       count_outcomes(*pending.table, s, arena);

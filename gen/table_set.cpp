@@ -90,6 +90,12 @@ std::vector<Material> TableSet::to_keep(const std::vector<std::vector<Material>>
   return keep;
 }
 
+std::vector<Material> TableSet::materials() const {
+  std::vector<Material> out;
+  for (const auto& t : tables_) out.push_back(t->material());
+  return out;
+}
+
 std::size_t TableSet::bytes() const {
   std::size_t n = 0;
   for (const auto& t : tables_) n += value_bytes(*t);

@@ -90,8 +90,9 @@ class TableSet {
   [[nodiscard]] std::vector<Material> to_keep(const std::vector<std::vector<Material>>& needs, std::size_t k,
                                               std::uint64_t budget) const;
   [[nodiscard]] std::size_t bytes() const;
-  // How many tables are held.
+  // How many tables are held, and which.
   [[nodiscard]] std::size_t size() const { return tables_.size(); }
+  [[nodiscard]] std::vector<Material> materials() const;
 
  private:
   struct Entry {

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <set>
 #include <memory>
 
 #include "chess/fen.h"
@@ -358,7 +359,8 @@ TEST_CASE("A one-side run of KRvKN writes the same files with 1 and 2 threads", 
 TEST_CASE("A one-side run reads each table alone, from expanded copies kept while later tables need them", "[gen][run]") {
   // KNvKP converts into KPvK and, by promotion, into KQvKN, KRvKN, KBvKN and KNvKN; those convert
   // into further tables. Stored one side, each needs what it converts into to be read, and an
-  // expanded copy (both sides, read alone) stops that chain at one step.
+  // expanded copy (both sides, read alone) stops that chain at one step. A copy is written when
+  // its table leaves memory while a later table still needs it.
   tbb::task_arena arena(2);
   auto write = write_options_named("fast", "one");
   REQUIRE(write.ok());
@@ -372,25 +374,38 @@ TEST_CASE("A one-side run reads each table alone, from expanded copies kept whil
   opts.write = *write;
   opts.keep_bytes = 0;  // every table a later one needs is read back
   const std::filesystem::path run_cache = opts.dir / kExpandedCacheDir;
-  auto later_needs = [&](const Material& m) {
-    const auto at = std::find(plan.begin(), plan.end(), m);
-    return std::any_of(at + 1, plan.end(), [&](const Material& x) {
-      const auto c = x.conversions();
-      return std::find(c.begin(), c.end(), m) != c.end();
-    });
-  };
   std::map<std::string, std::size_t> reads;
-  std::size_t copies_seen = 0;
-  REQUIRE(generate_tables({knkp}, opts, arena, {}, [&](const TableSummary& s) {
-            INFO(s.material.name());
-            reads[s.material.name()] = s.tables_read;
-            // Right after its table is written, a copy exists exactly when a later table reads it
-            // and reading the file alone would not do (the table converts into something).
-            const bool copied = std::filesystem::exists(table_path(run_cache, s.material));
-            CHECK(copied == (!s.material.conversions().empty() && later_needs(s.material)));
-            copies_seen += copied;
-          }).ok());
-  CHECK(copies_seen >= 5);  // KPvK, KQvKN, KRvKN, KBvKN, KNvKN at least
+  std::set<std::string> copied, required;
+  std::size_t solving = 0;  // plan[solving] is being solved
+  REQUIRE(generate_tables({knkp}, opts, arena, [&](const Material& m, const SolveProgress& p) {
+            if (p.phase != "init" || p.done != 0) return;
+            solving = std::size_t(std::find(plan.begin(), plan.end(), m) - plan.begin());
+            REQUIRE(solving < plan.size());
+            // With nothing kept beyond what this table converts into, every earlier table that a
+            // table from this one on converts into, and that cannot be read alone (it converts
+            // into something), has its copy; no other table has one.
+            for (std::size_t j = 0; j < plan.size(); ++j) {
+              const Material& x = plan[j];
+              INFO(m.name() << " solving, copy of " << x.name());
+              const bool later = std::any_of(plan.begin() + std::ptrdiff_t(solving), plan.end(), [&](const Material& y) {
+                const auto c = y.conversions();
+                return std::find(c.begin(), c.end(), x) != c.end();
+              });
+              const bool has_copy = std::filesystem::exists(table_path(run_cache, x));
+              if (j >= solving || x.conversions().empty() || !later) CHECK(!has_copy);
+              else if (const auto c = m.conversions(); std::find(c.begin(), c.end(), x) == c.end()) {
+                CHECK(has_copy);
+                required.insert(x.name());
+              }
+              if (has_copy) copied.insert(x.name());
+            }
+          },
+          [&](const TableSummary& s) { reads[s.material.name()] = s.tables_read; })
+              .ok());
+  // A copy is only written for a table dropped from memory while needed later: then it was
+  // required above at the next table's start.
+  CHECK(required.size() >= 3);
+  CHECK(copied == required);
   CHECK(!std::filesystem::exists(run_cache));  // removed once no table needs them
 
   TableSet reference;
