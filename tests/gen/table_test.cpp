@@ -356,7 +356,7 @@ TEST_CASE("A one-side run of KRvKN writes the same files with 1 and 2 threads", 
   check_one_side_run_threads("KRvKN");
 }
 
-TEST_CASE("A one-side run reads each table alone, from expanded copies kept while later tables need them", "[gen][run]") {
+TEST_CASE("A one-side run reads each table alone, from expanded copies kept while later tables need them", "[gen][run][threads]") {
   // KNvKP converts into KPvK and, by promotion, into KQvKN, KRvKN, KBvKN and KNvKN; those convert
   // into further tables. Stored one side, each needs what it converts into to be read, and an
   // expanded copy (both sides, read alone) stops that chain at one step. A copy is written when
