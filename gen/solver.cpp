@@ -422,8 +422,6 @@ void Solver::propagate(int side, std::uint64_t i, const Board& b, int ply) {
         if (rank == 3 && !(occ & two.bb())) add_direct(PieceType::kPawn, at, two, man_index(g, at.bb(), two.bb()));
       }
     }
-  }
-  if (!full) {
     const Square at = b.king(mover);
     const bool white = mover == Color::kWhite;
     for (Bitboard froms = detail::attacks_of(PieceType::kKing, at, occ) & ~occ; froms;) {

@@ -376,10 +376,9 @@ TEST_CASE("A one-side run reads each table alone, from expanded copies kept whil
   const std::filesystem::path run_cache = opts.dir / kExpandedCacheDir;
   std::map<std::string, std::size_t> reads;
   std::set<std::string> copied, required;
-  std::size_t solving = 0;  // plan[solving] is being solved
   REQUIRE(generate_tables({knkp}, opts, arena, [&](const Material& m, const SolveProgress& p) {
             if (p.phase != "init" || p.done != 0) return;
-            solving = std::size_t(std::find(plan.begin(), plan.end(), m) - plan.begin());
+            const auto solving = std::size_t(std::find(plan.begin(), plan.end(), m) - plan.begin());  // plan[solving] is m
             REQUIRE(solving < plan.size());
             // With nothing kept beyond what this table converts into, every earlier table that a
             // table from this one on converts into, and that cannot be read alone (it converts
