@@ -104,11 +104,15 @@ class IndexScheme {
   // Given `b` = the board decode(index - 1, ...) produced (and returned true for), turns it into the
   // board of `index` and returns true when that only moves the last group's single piece to its
   // next available square; returns false (b unchanged) when decode(index) must be called instead.
-  [[nodiscard]] bool advance(std::uint64_t index, Board& b) const {
-    if (!last_single_piece_ || index % groups_.back().combinations == 0 || diagonal_case(b)) return false;
+  [[nodiscard]] bool advance([[maybe_unused]] std::uint64_t index, Board& b) const {
+    if (!last_single_piece_ || diagonal_case(b)) return false;
     const Group& g = groups_.back();
     const chess::Bitboard man = b.pieces(g.color, g.type);
+    // The man ranks over the squares the others leave free: none above him ends the span (index
+    // is a multiple of the group's combinations), tested without dividing.
     const chess::Bitboard free = ~(b.occupied() | (man - 1) | man);
+    assert((free == 0) == (index % g.combinations == 0));
+    if (!free) return false;
     b.remove(g.color, g.type, chess::lsb(man));
     b.put(g.color, g.type, chess::lsb(free));
     return true;
