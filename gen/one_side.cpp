@@ -234,20 +234,26 @@ StoredSide choose_stored_side(const SolvedTable& table, const TableSet& subtable
                        value_counts(table, Color(side), orders[o], windows), arena, bound);
   };
   // Each side's index order first, in full; then the other orders, each given up once it is
-  // larger than the side's smallest so far (only the smallest and its size are used below).
+  // larger than the smallest so far (only the smallest and its size are used below). Sized over
+  // the whole table, the sides are compared by these sizes, so one bound serves both: a side whose
+  // orders are all given up is larger than the other's best. Over windows each side's best order
+  // is needed, so each side has its own.
   std::atomic<std::uint64_t> smallest[2];
   parallel_each(arena, std::uint64_t(sides), [&](std::uint64_t side) {
     cost[side * orders.size()] = size_candidate(int(side), 0, nullptr);
     smallest[side].store(cost[side * orders.size()]);
   });
+  const bool one_bound = windows.size() == 1;
+  if (one_bound && sides == 2) smallest[0].store(std::min(smallest[0].load(), smallest[1].load()));
+  std::atomic<std::uint64_t>* bound[2] = {&smallest[0], one_bound ? &smallest[0] : &smallest[1]};
   const std::uint64_t others = orders.size() - 1;
   parallel_each(arena, std::uint64_t(sides) * others, [&](std::uint64_t k) {
     const int side = int(k / others);
     const std::size_t o = 1 + k % others;
-    const std::uint64_t size = size_candidate(side, o, &smallest[side]);
+    const std::uint64_t size = size_candidate(side, o, bound[side]);
     cost[std::size_t(side) * orders.size() + o] = size;
-    std::uint64_t seen = smallest[side].load();
-    while (size < seen && !smallest[side].compare_exchange_weak(seen, size)) {
+    std::uint64_t seen = bound[side]->load();
+    while (size < seen && !bound[side]->compare_exchange_weak(seen, size)) {
     }
   });
   // Each side's best order (ties: the earlier candidate, so the identity).

@@ -451,3 +451,56 @@ TEST_CASE("A one-side run reads each table alone, from expanded copies kept whil
   CHECK(!std::filesystem::exists(run_cache));
   std::filesystem::remove_all(base);
 }
+
+TEST_CASE("The stored side and order are the smallest of every candidate under the zstd-1 stand-in", "[gen][one_side]") {
+  // choose_stored_side gives up candidates early against a shared bound; here every candidate is
+  // coded in full, the same way, and the smallest must be what it picked (ties: White, then the
+  // earlier order: the index's, then std::next_permutation's).
+  TableSet set;
+  tbb::task_arena arena(2);
+  const std::vector<Material> tables = {mat("KQvKR"), mat("KRvKN"), mat("KBNvK"), mat("KBvKN")};
+  solve_into(set, tables, arena);
+  tbkit::formats::TableWriteOptions zstd1;
+  zstd1.codec = tbkit::formats::BlockCodec::kZstd;
+  zstd1.compression_level = 1;
+  int reordered = 0, black = 0;
+  for (const Material& m : tables) {
+    INFO(m.name());
+    const SolvedTable& t = *set.find(m);
+    std::vector<StorageOrder> orders{StorageOrder(t.scheme)};
+    std::vector<int> digits(static_cast<std::size_t>(t.scheme.digit_count()));
+    for (std::size_t d = 0; d < digits.size(); ++d) digits[d] = int(d);
+    while (std::next_permutation(digits.begin(), digits.end())) orders.emplace_back(t.scheme, digits);
+    REQUIRE(orders.size() > 2);
+    std::uint64_t best_size = ~std::uint64_t{0};
+    Color best_side = Color::kWhite;
+    std::uint32_t best_order = 0;
+    for (Color side : {Color::kWhite, Color::kBlack})
+      for (const StorageOrder& order : orders) {
+        const StoredSide candidate{side, no_better_marks(t, side, set, arena), order};
+        const StoredValues stored = stored_values(t, candidate, arena);
+        tbkit::formats::TableInfo info;
+        info.material = m.name();
+        info.positions_per_side = t.scheme.size();
+        const tbkit::formats::OneSide one{side, {stored.values.data(), stored.values.size()},
+                                          {stored.freedom.data(), stored.freedom.size()}};
+        auto encoder = tbkit::formats::TableEncoder::create(info, one, zstd1);
+        REQUIRE(encoder.ok());
+        auto bytes = encode_in_parallel(*encoder, arena);
+        REQUIRE(bytes.ok());
+        if (bytes->size() < best_size) {
+          best_size = bytes->size();
+          best_side = side;
+          best_order = order.file_id();
+        }
+      }
+    const StoredSide pick = choose_stored_side(t, set, arena);
+    CHECK(pick.side == best_side);
+    CHECK(pick.order.file_id() == best_order);
+    CHECK(pick.no_better == no_better_marks(t, pick.side, set, arena));
+    reordered += (best_order >> 8) != 0;
+    black += best_side == Color::kBlack;
+  }
+  CHECK(reordered > 0);  // not only the index order wins
+  CHECK(black > 0);      // nor only White
+}
