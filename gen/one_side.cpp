@@ -183,7 +183,8 @@ std::uint64_t proxy_bytes(const SolvedTable& table, Color side, const NoBetterMa
   return encoder->file_size(sum);
 }
 
-// Every permutation of the scheme's digits (the identity first), or the identity alone beyond 4.
+}  // namespace
+
 std::vector<StorageOrder> candidate_orders(const IndexScheme& scheme) {
   std::vector<StorageOrder> out{StorageOrder(scheme)};
   const int n = scheme.digit_count();
@@ -193,8 +194,6 @@ std::vector<StorageOrder> candidate_orders(const IndexScheme& scheme) {
   while (std::next_permutation(order.begin(), order.end())) out.emplace_back(scheme, order);
   return out;
 }
-
-}  // namespace
 
 Result<std::vector<std::byte>> encode_in_parallel(const formats::TableEncoder& encoder, tbb::task_arena& arena) {
   std::vector<std::vector<std::byte>> blocks(encoder.block_count());

@@ -65,6 +65,11 @@ using NoBetterMarks = std::vector<std::uint64_t>;
 [[nodiscard]] std::vector<formats::SlotFreedom> search_slot_freedom(const SolvedTable& table, chess::Color side,
                                                                     const TableSet& subtables, tbb::task_arena& arena);
 
+// The storage orders choose_stored_side tries, in its tie-break order: every permutation of the
+// scheme's digits (the identity first, then std::next_permutation's order), or the identity alone
+// beyond 4 digits.
+[[nodiscard]] std::vector<StorageOrder> candidate_orders(const IndexScheme& scheme);
+
 // Which side a version-3 file of `table` stores, with that side's no_better_marks, and in which
 // storage order (docs/index.md): White for a symmetric material (Black's values are White's,
 // colour-flipped); otherwise, like the order, by the size of the capture-resolved symbols coded

@@ -5,8 +5,8 @@
 #include <fstream>
 #include <iterator>
 #include <map>
-#include <set>
 #include <memory>
+#include <set>
 
 #include "chess/fen.h"
 #include "gen/consistency.h"
@@ -455,7 +455,7 @@ TEST_CASE("A one-side run reads each table alone, from expanded copies kept whil
 TEST_CASE("The stored side and order are the smallest of every candidate under the zstd-1 stand-in", "[gen][one_side]") {
   // choose_stored_side gives up candidates early against a shared bound; here every candidate is
   // coded in full, the same way, and the smallest must be what it picked (ties: White, then the
-  // earlier order: the index's, then std::next_permutation's).
+  // earlier of candidate_orders).
   TableSet set;
   tbb::task_arena arena(2);
   const std::vector<Material> tables = {mat("KQvKR"), mat("KRvKN"), mat("KBNvK"), mat("KBvKN")};
@@ -467,21 +467,18 @@ TEST_CASE("The stored side and order are the smallest of every candidate under t
   for (const Material& m : tables) {
     INFO(m.name());
     const SolvedTable& t = *set.find(m);
-    std::vector<StorageOrder> orders{StorageOrder(t.scheme)};
-    std::vector<int> digits(static_cast<std::size_t>(t.scheme.digit_count()));
-    for (std::size_t d = 0; d < digits.size(); ++d) digits[d] = int(d);
-    while (std::next_permutation(digits.begin(), digits.end())) orders.emplace_back(t.scheme, digits);
+    const std::vector<StorageOrder> orders = candidate_orders(t.scheme);
     REQUIRE(orders.size() > 2);
+    tbkit::formats::TableInfo info;
+    info.material = m.name();
+    info.positions_per_side = t.scheme.size();
     std::uint64_t best_size = ~std::uint64_t{0};
     Color best_side = Color::kWhite;
     std::uint32_t best_order = 0;
-    for (Color side : {Color::kWhite, Color::kBlack})
+    for (Color side : {Color::kWhite, Color::kBlack}) {
+      const NoBetterMarks marks = no_better_marks(t, side, set, arena);
       for (const StorageOrder& order : orders) {
-        const StoredSide candidate{side, no_better_marks(t, side, set, arena), order};
-        const StoredValues stored = stored_values(t, candidate, arena);
-        tbkit::formats::TableInfo info;
-        info.material = m.name();
-        info.positions_per_side = t.scheme.size();
+        const StoredValues stored = stored_values(t, {side, marks, order}, arena);
         const tbkit::formats::OneSide one{side, {stored.values.data(), stored.values.size()},
                                           {stored.freedom.data(), stored.freedom.size()}};
         auto encoder = tbkit::formats::TableEncoder::create(info, one, zstd1);
@@ -494,6 +491,7 @@ TEST_CASE("The stored side and order are the smallest of every candidate under t
           best_order = order.file_id();
         }
       }
+    }
     const StoredSide pick = choose_stored_side(t, set, arena);
     CHECK(pick.side == best_side);
     CHECK(pick.order.file_id() == best_order);
