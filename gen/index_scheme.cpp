@@ -15,8 +15,7 @@ namespace {
 
 using detail::kBinomials;
 using detail::kMaxGroup;
-
-constexpr Bitboard kPawnSquares = 0x00FFFFFFFFFFFF00ULL;
+using detail::kPawnSquares;
 
 bool in_triangle(Square s) { return s.file() <= 3 && s.rank() <= s.file(); }
 bool on_diagonal(Square s) { return s.file() == s.rank(); }
@@ -85,7 +84,6 @@ IndexScheme::IndexScheme(const Material& material) : material_(material), pawns_
     stride *= it->combinations;
   }
   pair_stride_ = stride;
-  last_single_piece_ = !groups_.empty() && groups_.back().count == 1 && groups_.back().type != PieceType::kPawn;
   size_ = stride * pair_squares_.size();
 }
 
@@ -141,13 +139,30 @@ std::uint64_t IndexScheme::encode_identity(const Board& b) const {
 }
 
 bool IndexScheme::place_last(std::uint64_t rank, Board& b) const {
-  assert(last_single_piece_ && rank < groups_.back().combinations);
+  assert(rank < groups_.back().combinations);
   if (diagonal_case(b)) return false;
   const Group& g = groups_.back();
-  const Bitboard man = b.pieces(g.color, g.type);
-  b.remove(g.color, g.type, lsb(man));
-  b.put(g.color, g.type, select_bit(~b.occupied(), int(rank)));
-  return true;
+  const Bitboard placed = b.pieces(g.color, g.type);
+  return place_group(g, placed, unrank(g, rank, last_available(b, placed)), b);
+}
+
+Bitboard IndexScheme::unrank(const Group& g, std::uint64_t combo, Bitboard avail) {
+  if (g.count == 1) return select_bit(avail, int(combo)).bb();
+  Bitboard placed = 0;
+  int hi = g.slots - 1;
+  for (int j = g.count; j >= 1; --j) {
+    // The largest p <= hi with C(p, j) <= combo (C(j-1, j) = 0 always qualifies).
+    int lo = j - 1;
+    while (lo < hi) {
+      const int mid = (lo + hi + 1) / 2;
+      if (kBinomials.c[mid][j] <= combo) lo = mid;
+      else hi = mid - 1;
+    }
+    combo -= kBinomials.c[lo][j];
+    placed |= select_bit(avail, lo).bb();
+    hi = lo - 1;
+  }
+  return placed;
 }
 
 int IndexScheme::group_placements(const Board& b, std::array<GroupPlacement, kMaxGroups>& out) const {
@@ -189,24 +204,7 @@ bool IndexScheme::decode(std::uint64_t index, Color side, Board& out) const {
     rest %= g.stride;
     const bool is_pawn = g.type == PieceType::kPawn;
     const Bitboard avail = is_pawn ? kPawnSquares & ~pawns : ~men;
-    Bitboard placed = 0;
-    if (g.count == 1) {
-      placed = select_bit(avail, int(combo)).bb();
-    } else {
-      int hi = g.slots - 1;
-      for (int j = g.count; j >= 1; --j) {
-        // The largest p <= hi with C(p, j) <= combo (C(j-1, j) = 0 always qualifies).
-        int lo = j - 1;
-        while (lo < hi) {
-          const int mid = (lo + hi + 1) / 2;
-          if (kBinomials.c[mid][j] <= combo) lo = mid;
-          else hi = mid - 1;
-        }
-        combo -= kBinomials.c[lo][j];
-        placed |= select_bit(avail, lo).bb();
-        hi = lo - 1;
-      }
-    }
+    const Bitboard placed = unrank(g, combo, avail);
     if (placed & men) return false;  // a pawn on a king's square
     for (Bitboard bb = placed; bb;) out.put(g.color, g.type, pop_lsb(bb));
     men |= placed;

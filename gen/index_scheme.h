@@ -28,6 +28,7 @@ struct Binomials {
   }
 };
 inline constexpr Binomials kBinomials;
+inline constexpr chess::Bitboard kPawnSquares = 0x00FFFFFFFFFFFF00ULL;  // ranks 2-7
 }  // namespace detail
 
 // The combinatorial number of the squares `placed` among the squares `avail` (placed is a subset):
@@ -102,29 +103,35 @@ class IndexScheme {
   }
 
   // Given `b` = the board decode(index - 1, ...) produced (and returned true for), turns it into the
-  // board of `index` and returns true when that only moves the last group's single piece to its
-  // next available square; returns false (b unchanged) when decode(index) must be called instead.
+  // board of `index` and returns true when that only moves the last group's men to their next
+  // combination; returns false (b unchanged) when decode(index) must be called instead: the last
+  // group's span ends, the diagonal case, or a pawn would stand on a king (an unused slot).
   [[nodiscard]] bool advance([[maybe_unused]] std::uint64_t index, Board& b) const {
-    if (!last_single_piece_ || diagonal_case(b)) return false;
+    if (groups_.empty() || diagonal_case(b)) return false;
     const Group& g = groups_.back();
-    const chess::Bitboard man = b.pieces(g.color, g.type);
-    // The man ranks over the squares the others leave free: none above him ends the span (index
-    // is a multiple of the group's combinations), tested without dividing.
-    const chess::Bitboard free = ~(b.occupied() | (man - 1) | man);
-    assert((free == 0) == (index % g.combinations == 0));
-    if (!free) return false;
-    b.remove(g.color, g.type, chess::lsb(man));
-    b.put(g.color, g.type, chess::lsb(free));
-    return true;
+    const chess::Bitboard placed = b.pieces(g.color, g.type);
+    const chess::Bitboard avail = last_available(b, placed);
+    // The next number is the next set of squares in colex order: the lowest man's run of men on
+    // consecutive available squares ends below the first free available square above him; the
+    // run's top man steps onto it and the others drop to the lowest available squares. No free
+    // square above the lowest man: the men hold the top squares, the span's last slot (index is a
+    // multiple of the group's combinations), tested without dividing.
+    const chess::Bitboard lowest = placed & (0 - placed);
+    const chess::Bitboard free_above = avail & ~placed & ~(lowest | (lowest - 1));
+    assert((free_above == 0) == (index % g.combinations == 0));
+    if (!free_above) return false;
+    const chess::Bitboard to = free_above & (0 - free_above);
+    const chess::Bitboard run = placed & (to - 1);
+    return place_group(g, placed, (placed & ~run) | to | lowest_squares(avail, chess::popcount(run) - 1), b);
   }
 
-  // Slots that share everything but the last group's number: the last group's combinations when
-  // it is a single piece, else 0.
-  [[nodiscard]] std::uint64_t last_span() const { return last_single_piece_ ? groups_.back().combinations : 0; }
+  // Slots that share everything but the last group's number: the last group's combinations (0
+  // without men besides the kings).
+  [[nodiscard]] std::uint64_t last_span() const { return groups_.empty() ? 0 : groups_.back().combinations; }
   // Given `b` = a board decode() returned true for, of an index in the same span of last_span()
   // slots as `index`: turns b into the board of `index`, whose last number is `rank` (index minus
   // the span's first index), and returns true; returns false (b unchanged) when decode(index) must
-  // be called instead (the diagonal case).
+  // be called instead (the diagonal case, or a pawn on a king: an unused slot).
   [[nodiscard]] bool place_last(std::uint64_t rank, Board& b) const;
 
   // How many of the scheme's symmetries map the board onto itself (1 or 2: a pawnless board can be
@@ -150,6 +157,31 @@ class IndexScheme {
     std::uint64_t combinations;
     std::uint64_t stride;
   };
+  // The squares the last group's number ranks over, on a board whose last group stands on `placed`.
+  [[nodiscard]] chess::Bitboard last_available(const Board& b, chess::Bitboard placed) const {
+    const Group& g = groups_.back();
+    if (g.type == chess::PieceType::kPawn) return detail::kPawnSquares & ~(b.by_type[index_of(g.type)] & ~placed);
+    return ~(b.occupied() & ~placed);
+  }
+  // The lowest n squares of mask.
+  [[nodiscard]] static chess::Bitboard lowest_squares(chess::Bitboard mask, int n) {
+    chess::Bitboard out = 0;
+    for (; n > 0; --n) {
+      out |= mask & (0 - mask);
+      mask &= mask - 1;
+    }
+    return out;
+  }
+  // Moves group g's men from `placed` to `next` and returns true, or returns false (b unchanged)
+  // when one would stand on a king (a pawn group: an unused slot).
+  [[nodiscard]] static bool place_group(const Group& g, chess::Bitboard placed, chess::Bitboard next, Board& b) {
+    if (next & b.by_type[index_of(chess::PieceType::kKing)]) return false;
+    b.by_color[index_of(g.color)] ^= placed ^ next;
+    b.by_type[index_of(g.type)] ^= placed ^ next;
+    return true;
+  }
+  // The squares of number `combo` of a group of `count` men among `avail` (docs/index.md).
+  [[nodiscard]] static chess::Bitboard unrank(const Group& g, std::uint64_t combo, chess::Bitboard avail);
   [[nodiscard]] std::uint64_t encode_with(const Board& b, int transform) const;
   [[nodiscard]] std::uint64_t encode_identity(const Board& b) const;  // encode_with(b, 0), faster
   [[nodiscard]] int diagonal_stabilizer_size(const Board& b) const;    // both kings on a long diagonal
@@ -157,7 +189,6 @@ class IndexScheme {
   Material material_;
   bool pawns_ = false;
   std::vector<Group> groups_;
-  bool last_single_piece_ = false;  // the last group holds one piece (not a pawn)
   std::array<std::array<std::int8_t, 6>, 2> group_of_{};
   std::uint64_t size_ = 0;
   std::uint64_t pair_stride_ = 0;

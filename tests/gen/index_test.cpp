@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <optional>
 #include <random>
 
@@ -137,5 +138,82 @@ TEST_CASE("Index round trip and symmetry (4 men)", "[gen][index]") {
       (void)check_orbit(scheme, random_board(scheme, rng), canonical, bad);
     }
     CHECK(bad == 0);
+  }
+}
+
+namespace {
+
+struct SteppingCount {
+  std::uint64_t bad = 0;      // boards differing from decode's, or a used/unused slot mistaken
+  std::uint64_t used = 0;     // slots decode reports used
+  std::uint64_t stepped = 0;  // used slots reached by advance() instead of a decode
+};
+
+// Walks slots [first, last) as the solver's initialisation does (advance() from the previous
+// board, decode() when it declines) and checks every board against decode().
+void check_stepping(const IndexScheme& scheme, std::uint64_t first, std::uint64_t last, SteppingCount& count) {
+  Board b, d;
+  bool placed = false;
+  for (std::uint64_t i = first; i < last; ++i) {
+    const bool stepped = placed && scheme.advance(i, b);
+    if (!stepped) placed = scheme.decode(i, Color::kBlack, b);
+    const bool used = scheme.decode(i, Color::kBlack, d);
+    count.bad += placed != used || (used && !(b == d));
+    count.used += used;
+    count.stepped += stepped;
+  }
+}
+
+// Asks SlotBoards for slots [first, last) with random gaps, as the ply scans do.
+std::uint64_t check_slot_boards(const IndexScheme& scheme, std::uint64_t first, std::uint64_t last, std::mt19937_64& rng) {
+  std::uint64_t bad = 0;
+  SlotBoards boards(scheme, Color::kWhite);
+  Board d;
+  for (std::uint64_t i = first; i < last; i += 1 + rng() % 40) {
+    const Board* b = boards.at(i);
+    const bool used = scheme.decode(i, Color::kWhite, d);
+    bad += (b != nullptr) != used || (b && !(*b == d));
+  }
+  return bad;
+}
+
+}  // namespace
+
+// The solver walks each side's slots in order and steps the last group's men to their next
+// combination instead of decoding every slot; the ply scans place the last group by its number.
+// Both must give decode()'s board, for single men, pairs, triples and pawns, across span ends
+// and unused slots (a pawn on a king, the diagonal case).
+TEST_CASE("Stepping to the next slot and placing the last group give decode's board", "[gen][index]") {
+  std::mt19937_64 rng(2026);
+  SECTION("whole tables") {
+    for (const char* name : {"KQvK", "KPvK", "KBBvK", "KPPvK", "KRvKR", "KQvKP"}) {
+      INFO(name);
+      const IndexScheme scheme(mat(name));
+      SteppingCount count;
+      check_stepping(scheme, 0, scheme.size(), count);
+      CHECK(count.bad == 0);
+      // Only a span's first slot, the slot after an unused one and the diagonal case decode.
+      CHECK(count.stepped > count.used * 9 / 10);
+      CHECK(check_slot_boards(scheme, 0, scheme.size(), rng) == 0);
+    }
+  }
+  SECTION("windows of larger tables, across the last group's span ends") {
+    for (const char* name : {"KPvKP", "KNNNvK", "KPPPvK", "KPPvKP", "KRRvKB"}) {
+      INFO(name);
+      const IndexScheme scheme(mat(name));
+      const std::uint64_t span = scheme.last_span();
+      SteppingCount count;
+      std::uint64_t slot_bad = 0;
+      for (int w = 0; w < 40; ++w) {
+        // A window around the end of a random span, so the step across it is exercised.
+        const std::uint64_t end = (1 + rng() % (scheme.size() / span - 1)) * span;
+        const std::uint64_t first = end - std::min<std::uint64_t>(span, 3000), last = std::min(end + 3000, scheme.size());
+        check_stepping(scheme, first, last, count);
+        slot_bad += check_slot_boards(scheme, first, last, rng);
+      }
+      CHECK(count.bad == 0);
+      CHECK(count.stepped > count.used * 9 / 10);
+      CHECK(slot_bad == 0);
+    }
   }
 }
