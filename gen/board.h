@@ -32,6 +32,13 @@ struct Board {
     by_type[index_of(t)] &= ~s.bb();
   }
   [[nodiscard]] Material material() const;
+  // material().key() without building the Material (probes of other tables look it up per move).
+  [[nodiscard]] std::uint32_t material_key() const {
+    std::uint32_t k = 0;
+    for (int c = 0; c < 2; ++c)
+      for (int t = 0; t < 5; ++t) k |= std::uint32_t(chess::popcount(by_color[c] & by_type[t])) << (3 * (5 * c + t));
+    return k;
+  }
   friend bool operator==(const Board&, const Board&) = default;
 };
 

@@ -49,7 +49,7 @@ std::shared_ptr<const SolvedTable> TableSet::shared(const Material& normalized) 
 }
 
 DtmValue TableSet::probe(const Board& b) const {
-  const std::uint32_t key = b.material().key();
+  const std::uint32_t key = b.material_key();
   if (key == 0) return DtmValue::draw();
   for (const Entry& e : entries_) {
     if (e.key != key) continue;

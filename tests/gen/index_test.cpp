@@ -217,3 +217,16 @@ TEST_CASE("Stepping to the next slot and placing the last group give decode's bo
     }
   }
 }
+
+TEST_CASE("A board's material key is its material's key", "[gen][index]") {
+  std::mt19937_64 rng(7);
+  for (const char* name : {"KQvK", "KPvKP", "KBNvKN", "KRPvKR", "KPPPvK", "KQQvKQ"}) {
+    INFO(name);
+    const IndexScheme scheme(mat(name));
+    for (int n = 0; n < 200; ++n) {
+      const Board b = random_board(scheme, rng);
+      CHECK(b.material_key() == b.material().key());
+      CHECK(b.material_key() == mat(name).key());
+    }
+  }
+}
