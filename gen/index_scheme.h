@@ -198,17 +198,20 @@ class IndexScheme {
 };
 
 // The boards of one side's slots, asked for in increasing order (gaps allowed): within a span of
-// last_span() slots only the last man moves, so he is placed (place_last) rather than the whole
-// board decoded.
+// last_span() slots only the last group's men move, so they step to the next slot (advance) or
+// are placed by number (place_last) rather than the whole board decoded.
 class SlotBoards {
  public:
   SlotBoards(const IndexScheme& scheme, chess::Color side) : scheme_(scheme), side_(side), span_(scheme.last_span()) {}
   // The board of slot i, or null for an unused slot.
   const Board* at(std::uint64_t i) {
-    if (!(valid_ && span_ && i >= first_ && i - first_ < span_ && scheme_.place_last(i - first_, b_))) {
+    // Within the span: the next slot by a step, another by placing the last group; else a decode.
+    const bool in_span = valid_ && span_ && i >= first_ && i - first_ < span_;
+    if (!(in_span && (i == last_ + 1 ? scheme_.advance(i, b_) : scheme_.place_last(i - first_, b_)))) {
       valid_ = scheme_.decode(i, side_, b_);
       if (span_) first_ = i - i % span_;
     }
+    last_ = i;
     assert(!valid_ || b_ == [&] { Board d; return scheme_.decode(i, side_, d) ? d : Board{}; }());
     return valid_ ? &b_ : nullptr;
   }
@@ -218,7 +221,8 @@ class SlotBoards {
   chess::Color side_;
   std::uint64_t span_;
   std::uint64_t first_ = 0;
-  bool valid_ = false;  // b_ is the board of a slot in [first_, first_ + span_)
+  std::uint64_t last_ = 0;  // the slot asked for last
+  bool valid_ = false;      // b_ is the board of slot last_, in [first_, first_ + span_)
   Board b_;
 };
 

@@ -164,12 +164,13 @@ void check_stepping(const IndexScheme& scheme, std::uint64_t first, std::uint64_
   }
 }
 
-// Asks SlotBoards for slots [first, last) with random gaps, as the ply scans do.
+// Asks SlotBoards for slots [first, last), half of them the next slot, the others after random
+// gaps, as the ply scans and the writer's passes do.
 std::uint64_t check_slot_boards(const IndexScheme& scheme, std::uint64_t first, std::uint64_t last, std::mt19937_64& rng) {
   std::uint64_t bad = 0;
   SlotBoards boards(scheme, Color::kWhite);
   Board d;
-  for (std::uint64_t i = first; i < last; i += 1 + rng() % 40) {
+  for (std::uint64_t i = first; i < last; i += (rng() & 1) ? 1 : 2 + rng() % 40) {
     const Board* b = boards.at(i);
     const bool used = scheme.decode(i, Color::kWhite, d);
     bad += (b != nullptr) != used || (b && !(*b == d));
