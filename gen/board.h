@@ -36,7 +36,7 @@ struct Board {
   [[nodiscard]] std::uint32_t material_key() const {
     std::uint32_t k = 0;
     for (int c = 0; c < 2; ++c)
-      for (int t = 0; t < 5; ++t) k |= std::uint32_t(chess::popcount(by_color[c] & by_type[t])) << (3 * (5 * c + t));
+      for (int t = 0; t < 5; ++t) k |= Material::key_term(c, t, chess::popcount(by_color[c] & by_type[t]));
     return k;
   }
   friend bool operator==(const Board&, const Board&) = default;

@@ -101,7 +101,7 @@ std::string Material::name() const {
 std::uint32_t Material::key() const {
   std::uint32_t k = 0;
   for (int c = 0; c < 2; ++c)
-    for (int t = 0; t < 5; ++t) k |= std::uint32_t(counts_[c][t]) << (3 * (5 * c + t));
+    for (int t = 0; t < 5; ++t) k |= key_term(c, t, counts_[c][t]);
   return k;
 }
 

@@ -40,8 +40,12 @@ class Material {
 
   // "KQvKR": white men then black men, each in order K Q R B N P.
   [[nodiscard]] std::string name() const;
-  // A 32-bit key of the counts (3 bits per colour and type), for fast lookups.
+  // A 32-bit key of the counts (3 bits per colour and type), for fast lookups: the sum of
+  // key_term over the colours and types.
   [[nodiscard]] std::uint32_t key() const;
+  [[nodiscard]] static constexpr std::uint32_t key_term(int colour, int type, int count) {
+    return std::uint32_t(count) << (3 * (5 * colour + type));
+  }
 
   // Normalized materials one capture or promotion away (bare kings excluded), sorted by name.
   [[nodiscard]] std::vector<Material> conversions() const;
