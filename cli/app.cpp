@@ -2,6 +2,8 @@
 #include "cli/app.h"
 
 #include <iostream>
+#include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -34,25 +36,47 @@ int run(int argc, char** argv) {
   add_match_command(app, exit_code);
 
   auto* help = app.add_subcommand("help", "Show help for a command");
-  std::string topic;
-  help->add_option("command", topic, "The command to describe");
+  std::vector<std::string> topic;
+  help->add_option("command", topic, "The command to describe, with its subcommand if it has them (e.g. 'book build')");
   help->callback([&] {
-    if (topic.empty()) {
-      std::cout << app.help();
-      return;
-    }
-    for (auto* sub : app.get_subcommands({})) {
-      if (sub->get_name() == topic) {
-        std::cout << sub->help(app.get_name());
+    const CLI::App* at = &app;
+    std::string prefix = app.get_name();  // what the usage line puts before the command's own name
+    std::string named;                    // the command named so far, e.g. "book build"
+    for (const auto& word : topic) {
+      const CLI::App* next = nullptr;
+      for (const auto* sub : at->get_subcommands({}))
+        if (sub->get_name() == word && sub != help) next = sub;
+      if (!next) {
+        std::cerr << "tbkit: no command '" << (named.empty() ? word : named + " " + word) << "'; run 'tbkit "
+                  << (named.empty() ? "" : named + " ") << "--help' for the list\n";
+        exit_code = kExitBadInput;
         return;
       }
+      if (at != &app) prefix += " " + at->get_name();
+      named = named.empty() ? word : named + " " + word;
+      at = next;
     }
-    std::cerr << "tbkit: no command '" << topic << "'; run 'tbkit --help' for the list\n";
-    exit_code = kExitBadInput;
+    // app.help() would describe the selected subcommand, this one.
+    std::cout << (at == &app ? app.get_formatter()->make_help(&app, app.get_name(), CLI::AppFormatMode::Normal) : at->help(prefix));
   });
 
   try {
     app.parse(argc, argv);
+  } catch (const CLI::RequiredError& e) {
+    // "A subcommand is required" after a word that names none (tbkit book dump): say which.
+    const CLI::App* at = &app;
+    std::string named;
+    for (auto subs = app.get_subcommands(); !subs.empty(); subs = at->get_subcommands()) {
+      at = subs.front();
+      named += (named.empty() ? "" : " ") + at->get_name();
+    }
+    const auto rest = at->remaining();
+    if (at != &app && at->get_require_subcommand_min() > 0 && at->get_subcommands().empty() && !rest.empty()) {
+      std::cerr << "tbkit: no command '" << named << " " << rest.front() << "'; run 'tbkit " << named << " --help' for the list\n";
+      return kExitBadInput;
+    }
+    const int code = app.exit(e);
+    return code == 0 ? 0 : kExitBadInput;
   } catch (const CLI::ParseError& e) {
     const int code = app.exit(e);
     return code == 0 ? 0 : kExitBadInput;

@@ -3,7 +3,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
+#include <cstring>
+#include <limits>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -44,28 +47,45 @@ struct ProbeOptions {
 
 // "64M", "2G", "512K", "1000000" -> bytes.
 Result<std::size_t> parse_size(const std::string& text) {
-  std::size_t pos = 0;
+  const auto bad = [&](const std::string& why) {
+    return make_error(ErrorCode::kInvalidArgument, "--memory: '" + text + "' " + why);
+  };
+  std::size_t digits = 0;
+  while (digits < text.size() && text[digits] >= '0' && text[digits] <= '9') ++digits;
+  if (digits == 0) return bad("is not a size like 64M or 2G");
+  const std::string unit = text.substr(digits);
+  const int shift = unit.empty() || unit == "B" ? 0 : unit == "K" || unit == "k" ? 10 : unit == "M" || unit == "m" ? 20
+                                                  : unit == "G" || unit == "g" ? 30 : -1;
+  if (shift < 0) return bad("has an unknown unit '" + unit + "' (use K, M or G)");
   unsigned long long n = 0;
-  try {
-    n = std::stoull(text, &pos);
-  } catch (...) {
-    return make_error(ErrorCode::kInvalidArgument, "--memory: '" + text + "' is not a size like 64M or 2G");
+  for (std::size_t i = 0; i < digits; ++i) {
+    if (n > (std::numeric_limits<std::size_t>::max() >> shift) / 10) return bad("is too large");
+    n = n * 10 + unsigned(text[i] - '0');
   }
-  const std::string unit = text.substr(pos);
-  const unsigned long long mult = unit.empty() || unit == "B" ? 1 : unit == "K" || unit == "k" ? 1ULL << 10 : unit == "M" || unit == "m" ? 1ULL << 20
-                                                                                              : unit == "G" || unit == "g" ? 1ULL << 30 : 0;
-  if (mult == 0) return make_error(ErrorCode::kInvalidArgument, "--memory: unknown unit '" + unit + "' (use K, M or G)");
-  return std::size_t(n * mult);
+  if (n > (std::numeric_limits<std::size_t>::max() >> shift)) return bad("is too large");
+  if (n == 0) return bad("must be more than 0 (leave --memory out for no bound)");
+  return std::size_t(n << shift);
 }
 
 // "2020", "2020-03", "2020.03.15" -> YYYYMMDD; missing parts are the period's first (or last) day.
 Result<std::uint32_t> parse_date_bound(const std::string& text, const char* option, bool upper) {
-  std::string digits;
-  for (char c : text)
-    if (c >= '0' && c <= '9') digits += c;
-    else if (c != '-' && c != '.' && c != '/') digits = "x";
-  if (digits.size() != 4 && digits.size() != 6 && digits.size() != 8)
+  const auto bad = [&] {
     return make_error(ErrorCode::kInvalidArgument, std::string(option) + ": '" + text + "' is not a date like 2020, 2020-03 or 2020-03-15");
+  };
+  std::string digits;
+  for (char c : text) {
+    if (c >= '0' && c <= '9') digits += c;
+    else if (c != '-' && c != '.' && c != '/') return bad();
+  }
+  if (digits.size() != 4 && digits.size() != 6 && digits.size() != 8) return bad();
+  if (digits.size() >= 6) {
+    const int month = std::stoi(digits.substr(4, 2));
+    if (month < 1 || month > 12) return bad();
+  }
+  if (digits.size() == 8) {
+    const int day = std::stoi(digits.substr(6, 2));
+    if (day < 1 || day > 31) return bad();
+  }
   if (digits.size() == 4) digits += upper ? "1231" : "0101";
   if (digits.size() == 6) digits += upper ? "31" : "01";
   return std::uint32_t(std::stoul(digits));
@@ -86,6 +106,13 @@ int run_build(const BuildOptions& o) {
   b.polyglot_compat = o.compat;
   if (o.only_white && o.only_black) return report(make_error(ErrorCode::kInvalidArgument, "--only-white and --only-black exclude each other"));
   if (o.compat) {
+    // make-book's rules have no such filters: refuse rather than build a book the user did not ask for.
+    const std::pair<bool, const char*> unsupported[] = {{o.min_elo > 0, "--min-elo"}, {o.elo_of != "mover", "--elo-of"},
+                                                         {!o.since.empty(), "--since"}, {!o.until.empty(), "--until"},
+                                                         {o.variations, "--variations"},
+                                                         {!o.memory.empty(), "--memory (the compat build keeps make-book's whole table in memory)"}};
+    for (const auto& [given, name] : unsupported)
+      if (given) return report(make_error(ErrorCode::kInvalidArgument, std::string("--polyglot-compat does not take ") + name));
     if (b.polyglot_output.empty() && !b.output.empty()) std::swap(b.polyglot_output, b.output);
     if (!b.output.empty())
       return report(make_error(ErrorCode::kInvalidArgument, "--polyglot-compat writes only a Polyglot .bin (-o or --polyglot)"));
@@ -114,6 +141,8 @@ int run_build(const BuildOptions& o) {
       if (!d) return report(d.error());
       b.filter.until = *d;
     }
+    if (b.filter.since && b.filter.until && b.filter.since > b.filter.until)
+      return report(make_error(ErrorCode::kInvalidArgument, "--since " + o.since + " is after --until " + o.until + ": no game could be recorded"));
   }
   if (!o.memory.empty()) {
     auto m = parse_size(o.memory);
@@ -148,7 +177,7 @@ int run_build(const BuildOptions& o) {
   if (ec) return report(make_error(ErrorCode::kIo, "book build: cannot find a temporary directory: " + ec.message()));
   std::string spill = (base / "tbkit-build-XXXXXX").string();
   if (!spill_guard.make_directory(spill))
-    return report(make_error(ErrorCode::kIo, spill + ": cannot create a temporary directory"));
+    return report(make_error(ErrorCode::kIo, spill + ": cannot create a temporary directory: " + std::strerror(errno)));
   b.temp_dir = spill;
   auto summary = pgn::build_book(o.inputs, b, progress);
   std::filesystem::remove_all(spill, ec);
@@ -248,9 +277,12 @@ int run_probe(const ProbeOptions& o) {
   if (!pos) return report(pos.error());
   char head[8] = {};
   {
+    std::error_code ec;
+    if (std::filesystem::is_directory(o.book, ec)) return report(make_error(ErrorCode::kIo, o.book + ": is a directory"));
     std::ifstream in(o.book, std::ios::binary);
-    if (!in) return report(make_error(ErrorCode::kIo, o.book + ": cannot open"));
+    if (!in) return report(make_error(ErrorCode::kIo, o.book + ": cannot open: " + std::strerror(errno)));
     in.read(head, sizeof head);
+    if (in.bad()) return report(make_error(ErrorCode::kIo, o.book + ": read failed"));
   }
   std::vector<ProbeRow> rows;
   auto describe = [&](std::uint16_t pmove, ProbeRow& row) -> Status {
@@ -260,7 +292,8 @@ int run_probe(const ProbeOptions& o) {
     row.uci = chess::to_uci(*m);
     return {};
   };
-  if (formats::has_book_magic(std::as_bytes(std::span<const char>(head, sizeof head)))) {
+  // A .tbb without its magic is reported as a damaged tbkit book, not read as a Polyglot one.
+  if (formats::has_book_magic(std::as_bytes(std::span<const char>(head, sizeof head))) || std::filesystem::path(o.book).extension() == ".tbb") {
     auto book = formats::BookFile::open(o.book);
     if (!book) return report(book.error());
     for (const auto& r : book->lookup(pos->key())) {
@@ -279,7 +312,13 @@ int run_probe(const ProbeOptions& o) {
   }
   auto book = formats::read_polyglot_book(o.book);
   if (!book) return report(book.error());
+  // Polyglot files have no header, so any bytes pass for entries; both faults at once mean the file
+  // is something else (a PGN, a damaged .tbb).
+  if (book->partial_entry && book->unsorted)
+    return report(make_error(ErrorCode::kCorrupt, o.book + ": neither a tbkit book (no TBKBOOK header) nor a Polyglot book (not a whole "
+                                                  "number of 16-byte entries, and the keys are out of order)"));
   for (const auto& w : book->warnings) std::cerr << "tbkit: warning: " << w << '\n';
+  if (book->entries.empty()) std::cerr << "tbkit: warning: " << o.book << ": the book holds no entries\n";
   for (const auto& e : book->lookup(pos->key())) {
     ProbeRow row;
     if (auto s = describe(e.move, row); !s) return report(s.error());
@@ -364,7 +403,7 @@ void add_book_command(CLI::App& app, int& exit_code) {
   build->add_option("inputs", bo->inputs, "PGN files (.pgn, .pgn.zst, - for stdin)")->required();
   build->add_option("-o,--output", bo->output, "Native book to write (.tbb)");
   build->add_option("--polyglot", bo->polyglot, "Polyglot book to write (.bin)");
-  build->add_flag("--polyglot-compat", bo->compat, "Reproduce 'polyglot make-book' byte for byte (writes a .bin only)");
+  build->add_flag("--polyglot-compat", bo->compat, "Reproduce 'polyglot make-book' byte for byte (writes a .bin only; takes --max-ply, --min-games, --min-score, --uniform, --only-white, --only-black)");
   build->add_option("--max-ply", bo->max_ply, "Record the first N plies of each game (default 1024)")->check(at_least(0));
   build->add_option("--min-games", bo->min_games, "Drop moves played in fewer games (default 1; 3 with --polyglot-compat)")
       ->check(at_least(0));

@@ -22,6 +22,8 @@ Result<OutputFile> OutputFile::create(const std::filesystem::path& path) {
   out.path_ = path;
   out.tmp_path_ = path;
   out.tmp_path_ += ".tmp";
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) return make_error(ErrorCode::kIo, path.string() + ": is a directory");
   out.file_ = std::fopen(out.tmp_path_.c_str(), "wb");
   if (!out.file_) return io_error(out.tmp_path_, "cannot create");
   out.buffer_ = std::make_unique_for_overwrite<char[]>(kBufferSize);
@@ -87,8 +89,9 @@ Status OutputFile::commit() {
   std::error_code ec;
   std::filesystem::rename(tmp_path_, path_, ec);
   if (ec) {
+    const std::string reason = ec.message();  // before remove() reuses ec
     std::filesystem::remove(tmp_path_, ec);
-    return make_error(ErrorCode::kIo, path_.string() + ": cannot rename from .tmp: " + ec.message());
+    return make_error(ErrorCode::kIo, path_.string() + ": cannot rename from .tmp: " + reason);
   }
   return {};
 }

@@ -1,6 +1,8 @@
 #include "formats/polyglot_book.h"
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 
 #include "chess/movegen.h"
@@ -50,7 +52,7 @@ Result<chess::Move> from_polyglot_move(const chess::Position& pos, std::uint16_t
 std::span<const PolyglotEntry> PolyglotBook::lookup(std::uint64_t key) const {
   auto range = std::equal_range(entries.begin(), entries.end(), PolyglotEntry{key, 0, 0, 0},
                                 [](const PolyglotEntry& a, const PolyglotEntry& b) { return a.key < b.key; });
-  return {&*range.first, std::size_t(range.second - range.first)};
+  return {entries.data() + (range.first - entries.begin()), std::size_t(range.second - range.first)};
 }
 
 PolyglotBook parse_polyglot_book(std::span<const std::byte> bytes, const std::string& name) {
@@ -64,7 +66,9 @@ PolyglotBook parse_polyglot_book(std::span<const std::byte> bytes, const std::st
     if (!book.entries.empty() && e.key < book.entries.back().key) sorted = false;
     book.entries.push_back(e);
   }
-  if (bytes.size() % kPolyglotEntrySize != 0)
+  book.partial_entry = bytes.size() % kPolyglotEntrySize != 0;
+  book.unsorted = !sorted;
+  if (book.partial_entry)
     book.warnings.push_back(name + ": offset " + std::to_string(count * kPolyglotEntrySize) + ": trailing partial entry of " +
                             std::to_string(bytes.size() % kPolyglotEntrySize) + " bytes ignored");
   if (!sorted) {
@@ -75,8 +79,10 @@ PolyglotBook parse_polyglot_book(std::span<const std::byte> bytes, const std::st
 }
 
 Result<PolyglotBook> read_polyglot_book(const std::filesystem::path& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) return make_error(ErrorCode::kIo, path.string() + ": is a directory");
   std::ifstream in(path, std::ios::binary);
-  if (!in) return make_error(ErrorCode::kIo, path.string() + ": cannot open");
+  if (!in) return make_error(ErrorCode::kIo, path.string() + ": cannot open: " + std::strerror(errno));
   std::vector<char> data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   if (in.bad()) return make_error(ErrorCode::kIo, path.string() + ": read failed");
   return parse_polyglot_book(std::as_bytes(std::span<const char>(data)), path.string());
@@ -92,18 +98,22 @@ void encode_polyglot_entry(const PolyglotEntry& e, std::byte* out) {
 Status write_polyglot_book(const std::filesystem::path& path, std::span<const PolyglotEntry> entries) {
   auto out = OutputFile::create(path);
   if (!out) return out.error();
+  return write_polyglot_book(std::move(*out), entries);
+}
+
+Status write_polyglot_book(OutputFile out, std::span<const PolyglotEntry> entries) {
   std::vector<std::byte> buf;
   buf.reserve(1 << 16);
   for (const auto& e : entries) {
     buf.resize(buf.size() + kPolyglotEntrySize);
     encode_polyglot_entry(e, buf.data() + buf.size() - kPolyglotEntrySize);
     if (buf.size() >= (1 << 16)) {
-      if (auto s = out->write(buf.data(), buf.size()); !s) return s;
+      if (auto s = out.write(buf.data(), buf.size()); !s) return s;
       buf.clear();
     }
   }
-  if (auto s = out->write(buf.data(), buf.size()); !s) return s;
-  return out->commit();
+  if (auto s = out.write(buf.data(), buf.size()); !s) return s;
+  return out.commit();
 }
 
 }  // namespace tbkit::formats

@@ -11,6 +11,7 @@
 #include "chess/position.h"
 #include "chess/result.h"
 #include "chess/types.h"
+#include "formats/book_output.h"
 
 namespace tbkit::formats {
 
@@ -36,6 +37,8 @@ inline constexpr std::size_t kPolyglotEntrySize = 16;
 struct PolyglotBook {
   std::vector<PolyglotEntry> entries;  // sorted by key (stable: the file's order within a key)
   std::vector<std::string> warnings;   // e.g. a trailing partial entry, entries out of order
+  bool partial_entry = false;          // the size is not a whole number of entries
+  bool unsorted = false;               // the file's keys were out of order
 
   // The entries of one position, in file order.
   [[nodiscard]] std::span<const PolyglotEntry> lookup(std::uint64_t key) const;
@@ -49,6 +52,8 @@ struct PolyglotBook {
 
 // Writes entries (in the given order) as PATH.tmp then renames. Errors: kIo.
 [[nodiscard]] Status write_polyglot_book(const std::filesystem::path& path, std::span<const PolyglotEntry> entries);
+// The same into an output created beforehand (so a bad path fails before the work that makes the entries).
+[[nodiscard]] Status write_polyglot_book(OutputFile out, std::span<const PolyglotEntry> entries);
 
 // Encodes one entry big-endian into out[0..16).
 void encode_polyglot_entry(const PolyglotEntry& e, std::byte* out);

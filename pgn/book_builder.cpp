@@ -145,6 +145,9 @@ class CompatChunk : public BookGameCollector {
 Result<BookBuildSummary> build_compat(const std::vector<std::string>& inputs, const BookBuildOptions& o, tbb::task_arena& arena,
                                       const ReaderOptions& reader, const ParallelOptions& parallel, const ProgressCallback& progress) {
   if (o.polyglot_output.empty()) return make_error(ErrorCode::kInvalidArgument, "--polyglot-compat needs a Polyglot output file");
+  // Created before the games are read, so a bad output path fails at once, not after the input.
+  auto out = formats::OutputFile::create(o.polyglot_output);
+  if (!out) return out.error();
   BookFilter filter;
   filter.max_ply = o.compat.max_ply;
   PolyglotCompatBook book;
@@ -160,9 +163,34 @@ Result<BookBuildSummary> build_compat(const std::vector<std::string>& inputs, co
   if (!read) return read.error();
   summary.read = std::move(*read);
   const auto entries = book.entries(o.compat, &arena);
-  if (auto s = formats::write_polyglot_book(o.polyglot_output, entries); !s) return s.error();
+  if (auto s = formats::write_polyglot_book(std::move(*out), entries); !s) return s.error();
   summary.polyglot_entries = entries.size();
   return summary;
+}
+
+// The same file, whether or not it exists yet (two spellings of one path, or hard links).
+bool same_file(const std::filesystem::path& a, const std::filesystem::path& b) {
+  std::error_code ec;
+  if (std::filesystem::equivalent(a, b, ec)) return true;
+  const auto ca = std::filesystem::weakly_canonical(a, ec);
+  if (ec) return false;
+  const auto cb = std::filesystem::weakly_canonical(b, ec);
+  return !ec && ca == cb;
+}
+
+// An output may be neither an input nor the other output: writing it would destroy the games
+// being read, or the two writers would share one NAME.tmp.
+Status check_output_paths(const std::vector<std::string>& inputs, const BookBuildOptions& o) {
+  const std::filesystem::path* outputs[] = {&o.output, &o.polyglot_output};
+  for (const auto* out : outputs) {
+    if (out->empty()) continue;
+    for (const auto& in : inputs)
+      if (in != "-" && same_file(in, *out))
+        return make_error(ErrorCode::kInvalidArgument, "book build: output " + out->string() + " is also an input");
+  }
+  if (!o.output.empty() && !o.polyglot_output.empty() && same_file(o.output, o.polyglot_output))
+    return make_error(ErrorCode::kInvalidArgument, "book build: the book and the Polyglot book are both " + o.output.string());
+  return {};
 }
 
 }  // namespace
@@ -171,6 +199,7 @@ Result<BookBuildSummary> build_book(const std::vector<std::string>& inputs, cons
   if (inputs.empty()) return make_error(ErrorCode::kInvalidArgument, "book build: no input files");
   if (o.output.empty() && o.polyglot_output.empty()) return make_error(ErrorCode::kInvalidArgument, "book build: no output file");
   if (o.threads < 1) return make_error(ErrorCode::kInvalidArgument, "book build: threads must be at least 1");
+  if (auto s = check_output_paths(inputs, o); !s) return s.error();
   tbb::task_arena arena(o.threads);
   ReaderOptions reader;
   reader.follow_variations = !o.polyglot_compat && o.filter.variations;
@@ -180,6 +209,29 @@ Result<BookBuildSummary> build_book(const std::vector<std::string>& inputs, cons
   parallel.chunk_size = o.chunk_size;
   if (o.polyglot_compat) return build_compat(inputs, o, arena, reader, parallel, progress);
 
+  // The outputs are created before the games are read, so a bad output path fails at once, not
+  // after the whole input.
+  formats::BookParams params;
+  params.max_ply = o.filter.max_ply;
+  params.min_games = o.min_games;
+  params.min_elo = o.filter.min_elo;
+  params.elo_of = o.filter.elo_of;
+  params.colour = o.filter.colour;
+  params.since = o.filter.since;
+  params.until = o.filter.until;
+  params.variations = o.filter.variations;
+  std::optional<formats::BookWriter> writer;
+  std::optional<PolyglotExporter> exporter;
+  if (!o.output.empty()) {
+    auto w = formats::BookWriter::create(o.output, params);
+    if (!w) return w.error();
+    writer.emplace(std::move(*w));
+  }
+  if (!o.polyglot_output.empty()) {
+    auto e = PolyglotExporter::create(o.polyglot_output);
+    if (!e) return e.error();
+    exporter.emplace(std::move(*e));
+  }
   auto temp = TempDir::create(o.temp_dir);
   if (!temp) return temp.error();
   // The stores take three eighths of --memory, shared between the threads, leaving the rest to the
@@ -199,29 +251,8 @@ Result<BookBuildSummary> build_book(const std::vector<std::string>& inputs, cons
   if (!read) return read.error();
   summary.read = std::move(*read);
   if (auto s = stores.status(); !s) return s.error();
+  if (writer) writer->set_games(summary.games_recorded);
 
-  formats::BookParams params;
-  params.max_ply = o.filter.max_ply;
-  params.min_games = o.min_games;
-  params.min_elo = o.filter.min_elo;
-  params.elo_of = o.filter.elo_of;
-  params.colour = o.filter.colour;
-  params.since = o.filter.since;
-  params.until = o.filter.until;
-  params.variations = o.filter.variations;
-  std::optional<formats::BookWriter> writer;
-  std::optional<PolyglotExporter> exporter;
-  if (!o.output.empty()) {
-    auto w = formats::BookWriter::create(o.output, params);
-    if (!w) return w.error();
-    writer.emplace(std::move(*w));
-    writer->set_games(summary.games_recorded);
-  }
-  if (!o.polyglot_output.empty()) {
-    auto e = PolyglotExporter::create(o.polyglot_output);
-    if (!e) return e.error();
-    exporter.emplace(std::move(*e));
-  }
   auto write = [&](const BookRecord& r) -> Status {
     if (writer)
       if (auto s = writer->add(r); !s) return s;

@@ -27,11 +27,29 @@ TEST_CASE("every command has help with examples", "[cli]") {
     CHECK(via_help.out == via_flag.out);
     CHECK(via_help.out.find("Example") != std::string::npos);
   }
+  auto bare = run_tbkit("help");
+  CHECK(bare.exit_code == 0);
+  CHECK(bare.out == run_tbkit("--help").out);
   auto unknown = run_tbkit("help nosuchcommand");
   CHECK(unknown.exit_code == 2);
   CHECK(unknown.err.find("no command 'nosuchcommand'") != std::string::npos);
   CHECK(run_tbkit("nosuchcommand").exit_code == 2);
   CHECK(run_tbkit("").exit_code == 2);
+}
+
+TEST_CASE("help names a subcommand's subcommand as its --help does", "[cli]") {
+  for (const char* cmd : {"book build", "book probe", "pgn scan"}) {
+    INFO(cmd);
+    auto via_help = run_tbkit(std::string("help ") + cmd);
+    auto via_flag = run_tbkit(std::string(cmd) + " --help");
+    CHECK(via_help.exit_code == 0);
+    CHECK(via_flag.exit_code == 0);
+    CHECK(via_help.out == via_flag.out);
+    CHECK(via_help.out.find(std::string("Usage: tbkit ") + cmd) != std::string::npos);
+  }
+  auto unknown = run_tbkit("help book dump");
+  CHECK(unknown.exit_code == 2);
+  CHECK(unknown.err.find("no command 'book dump'; run 'tbkit book --help'") != std::string::npos);
 }
 
 TEST_CASE("whole-number options name the option, the bound and the value", "[cli]") {
@@ -64,4 +82,13 @@ TEST_CASE("bench prints a stable signature", "[cli][bench][slow]") {
     const auto line = [&](const std::string& out) { return out.substr(out.find(part), 11 + 16); };  // name and hash
     if (a.out.find(part) != std::string::npos && b.out.find(part) != std::string::npos) CHECK(line(a.out) == line(b.out));
   }
+}
+
+TEST_CASE("a word that is no subcommand is named", "[cli]") {
+  auto r = run_tbkit("book dump x.tbb");
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("tbkit: no command 'book dump'; run 'tbkit book --help' for the list") != std::string::npos);
+  auto bare = run_tbkit("book");
+  CHECK(bare.exit_code == 2);
+  CHECK(bare.err.find("A subcommand is required") != std::string::npos);
 }
