@@ -70,6 +70,8 @@ Result<Position> parse_fen(std::string_view fen) {
       --rank;
       file = 0;
     } else if (c >= '1' && c <= '8') {
+      if (i > 0 && board[i - 1] >= '1' && board[i - 1] <= '9')
+        return bad("board", at + ": two digits in a row ('" + std::string(board.substr(i - 1, 2)) + "'); a run of empty squares is one digit");
       file += c - '0';
       if (file > 8) return bad("board", at + " has more than 8 squares");
     } else {

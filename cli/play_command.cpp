@@ -69,6 +69,7 @@ int run_play(const PlayOptions& o) {
     if (pos.side_to_move() != human) {
       std::atomic<bool> stop{false};
       const player::Decision d = engine.think(pos, limits, stop, nullptr);
+      for (const std::string& e : d.table_errors) std::cerr << "tbkit: warning: tables: " << e << " (searching without that table)\n";
       std::string how = d.source == player::MoveSource::kBook ? "book" : d.source == player::MoveSource::kTable ? "table" : "search";
       std::cout << "tbkit plays " << chess::to_san(pos, d.best) << " (" << how;
       if (d.source != player::MoveSource::kBook) std::cout << ", " << score_text(d.last_info.score) << ", depth " << d.last_info.depth;

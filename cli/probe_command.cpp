@@ -1,7 +1,10 @@
 // tbkit probe: a position's DTM verdict and every legal move's value from the tables; the mating
 // line on request; batch mode over stdin. Output formats: docs/probe.md.
+#include <unistd.h>
+
 #include <iostream>
 #include <memory>
+#include <new>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -185,7 +188,17 @@ int probe_one(const probe::Tablebase& tb, const std::string& input, const ProbeO
 int run_probe(const ProbeOptions& o) {
   std::vector<std::filesystem::path> dirs(o.dirs.begin(), o.dirs.end());
   if (dirs.empty()) dirs.emplace_back(".");
-  auto tb = probe::Tablebase::open(dirs, {.cache_bytes = o.cache_mib << 20});
+  const std::uint64_t machine = std::uint64_t(::sysconf(_SC_PHYS_PAGES)) * std::uint64_t(::sysconf(_SC_PAGESIZE));
+  if (machine > 0 && (std::uint64_t(o.cache_mib) << 20) > machine)
+    return report(make_error(ErrorCode::kInvalidArgument, "--cache: " + std::to_string(o.cache_mib) + " MiB is more than this machine's memory (" +
+                                                              std::to_string(machine >> 20) + " MiB)"));
+  std::optional<Result<probe::Tablebase>> opened;
+  try {
+    opened.emplace(probe::Tablebase::open(dirs, {.cache_bytes = o.cache_mib << 20}));
+  } catch (const std::bad_alloc&) {  // the cache is allocated up front
+    return report(make_error(ErrorCode::kInvalidArgument, "--cache: cannot allocate " + std::to_string(o.cache_mib) + " MiB; give a smaller cache"));
+  }
+  auto& tb = *opened;
   if (!tb) return report(tb.error());
   std::string input;
   for (const auto& w : o.fen) input += (input.empty() ? "" : " ") + w;
@@ -214,7 +227,7 @@ void add_probe_command(CLI::App& app, int& exit_code) {
   cmd->add_option("-d,--dir", opts->dirs, "Directory holding MATERIAL.dtm tables (repeatable; default: current)");
   cmd->add_flag("--json", opts->json, "Print one JSON object per position (schema in docs/probe.md)");
   cmd->add_flag("--line", opts->line, "Print the mating line under best play and check it ends in mate as announced");
-  cmd->add_option("--cache", opts->cache_mib, "Block cache size in MiB (default 64)");
+  cmd->add_option("--cache", opts->cache_mib, "Block cache size in MiB, 0 to 1048576 (default 64; 0: no cache)")->check(CLI::Range(0, 1 << 20));
   cmd->footer(
       "Examples:\n"
       "  tbkit probe '8/8/8/5k2/8/8/1Q6/K7 w - - 0 1' -d tables\n"

@@ -13,6 +13,7 @@
 #include "formats/table_file.h"
 #include "gen/consistency.h"
 #include "gen/index_scheme.h"
+#include "gen/material.h"
 #include "gen/run.h"
 #include "chess/fen.h"
 #include "probe/player/table_play.h"
@@ -131,6 +132,13 @@ int run_sample(const VerifyOptions& o) {
   if (o.material.empty()) return report(make_error(ErrorCode::kInvalidArgument, "verify --sample needs --material"));
   auto tb = open_tables(o);
   if (!tb) return report(tb.error());
+  // A material without a table is said so, not "found only 0 of N wanted positions".
+  const auto material = gen::Material::parse(o.material);
+  if (!material) return report(material.error());
+  const auto names = tb->materials();
+  if (std::find(names.begin(), names.end(), material->normalized().name()) == names.end())
+    return report(make_error(ErrorCode::kUnavailable, "verify --sample: no table for " + o.material + " (" + material->normalized().name() +
+                                                          ".dtm not found in " + (o.dir.empty() ? std::string(".") : o.dir) + ")"));
   std::mt19937_64 rng(o.seed);
   auto positions = player::sample_positions(*tb, o.material, o.want == "won" ? player::WantedOutcome::kWon : player::WantedOutcome::kDrawn,
                                             o.sample, rng, o.to_move == "white" ? 0 : o.to_move == "black" ? 1 : -1);
@@ -249,8 +257,9 @@ void add_verify_command(CLI::App& app, int& exit_code) {
       "  tbkit verify tables/KQvKR.dtm tables/KBNvK.dtm\n"
       "  tbkit verify --play 1000 -d tables     # each game must mate in exactly the announced plies\n"
       "  tbkit verify --sample 50 --want won --material KQvKR -d tables\n"
-      "Exit codes: 0 all passed, 1 a table failed, 3 a path cannot be read, 5 no table\n"
-      "files found.");
+      "Exit codes: 0 all passed, 1 a table failed, 2 bad option (--sample without --material, a bad\n"
+      "material), 3 a path cannot be read, 4 a table file is corrupt (--play, --sample), 5 no table\n"
+      "files found (for --sample: none for the material, or too few wanted positions).");
   cmd->callback([opts, &exit_code] { exit_code = run_verify(*opts); });
 }
 

@@ -118,6 +118,13 @@ std::optional<Decision> Engine::try_tables(const chess::Position& pos, const Sea
 
 Decision Engine::think(const chess::Position& pos, const SearchLimits& limits, const std::atomic<bool>& stop,
                        const InfoCallback& on_info, const std::vector<chess::Move>& search_moves) {
+  Decision d = decide(pos, limits, stop, on_info, search_moves);
+  if (tables_) d.table_errors = tables_->take_errors();
+  return d;
+}
+
+Decision Engine::decide(const chess::Position& pos, const SearchLimits& limits, const std::atomic<bool>& stop,
+                        const InfoCallback& on_info, const std::vector<chess::Move>& search_moves) {
   if (search_moves.empty()) {
     if (auto d = try_book(pos)) return *d;
     if (auto d = try_tables(pos, limits, stop, on_info)) return *d;

@@ -28,6 +28,9 @@ class RootTableOracle : public TableOracle {
     formats::DtmValue value;  // for the mover: win/loss in plies from the root, counting the move
   };
   [[nodiscard]] virtual std::optional<std::vector<RankedMove>> rank_moves(const chess::Position& pos) const = 0;
+  // A damaged or unreadable table met since the last call (a missing table is no error), each
+  // reported once: the player says so instead of silently playing without it.
+  [[nodiscard]] virtual std::vector<std::string> take_errors() const { return {}; }
 };
 
 struct EngineOptions {
@@ -46,6 +49,7 @@ struct Decision {
   chess::Move ponder;
   MoveSource source = MoveSource::kSearch;
   SearchInfo last_info;  // the final iteration (tables: depth 1, the table's line)
+  std::vector<std::string> table_errors;  // damaged or unreadable tables met while deciding
 };
 
 class Engine {
@@ -91,6 +95,8 @@ class Engine {
   [[nodiscard]] bool searching() const { return thread_.joinable(); }
 
  private:
+  Decision decide(const chess::Position& pos, const SearchLimits& limits, const std::atomic<bool>& stop, const InfoCallback& on_info,
+                  const std::vector<chess::Move>& search_moves);
   std::optional<Decision> try_book(const chess::Position& pos);
   std::optional<Decision> try_tables(const chess::Position& pos, const SearchLimits& limits, const std::atomic<bool>& stop,
                                      const InfoCallback& on_info);

@@ -1,9 +1,12 @@
 #include "probe/player/match.h"
 
+#include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <memory>
 #include <optional>
 #include <sstream>
+#include <vector>
 
 #include "chess/fen.h"
 #include "chess/movegen.h"
@@ -14,6 +17,11 @@ namespace tbkit::player {
 namespace {
 
 constexpr std::int64_t kHandshakeMs = 20000;
+
+std::string lower(std::string s) {
+  for (char& c : s) c = char(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
 
 // One engine of the match: its process (restarted after a crash or a hang) and its name.
 class Player {
@@ -27,17 +35,37 @@ class Player {
     if (!p) return p.error();
     process_ = std::make_unique<UciProcess>(std::move(*p));
     if (Status st = process_->send("uci"); !st) return st;
+    std::vector<std::string> offered;  // the option names the engine announces, lower case
     while (true) {
       auto line = process_->read_line(kHandshakeMs);
       if (!line) return make_error(ErrorCode::kIo, "engine '" + spec_.command + "' did not answer 'uci' with 'uciok'");
       if (line->rfind("id name ", 0) == 0 && name_.empty()) name_ = line->substr(8);
+      if (line->rfind("option name ", 0) == 0) {
+        const auto type = line->find(" type ", 12);
+        offered.push_back(lower(line->substr(12, type == std::string::npos ? std::string::npos : type - 12)));
+      }
       if (*line == "uciok") break;
     }
     if (!spec_.name.empty()) name_ = spec_.name;
     if (name_.empty()) name_ = spec_.command;
-    for (const auto& [k, v] : spec_.options)
+    // A misspelt option would otherwise play the whole match with the engine's default: refuse.
+    // (UCI option names are not case sensitive.)
+    for (const auto& [k, v] : spec_.options) {
+      if (std::find(offered.begin(), offered.end(), lower(k)) == offered.end())
+        return make_error(ErrorCode::kInvalidArgument, "engine '" + spec_.command + "' has no option '" + k + "'");
       if (Status st = process_->send("setoption name " + k + " value " + v); !st) return st;
-    return sync();
+    }
+    if (spec_.options.empty()) return sync();
+    // The engine's complaints about a value arrive before its readyok: tbkit's "info string error",
+    // Stockfish's "No such option" and the like end the match before it starts.
+    if (Status st = process_->send("isready"); !st) return st;
+    while (true) {
+      auto line = process_->read_line(kHandshakeMs);
+      if (!line) return make_error(ErrorCode::kIo, "engine '" + spec_.command + "' did not answer 'isready'");
+      if (*line == "readyok") return {};
+      if (line->rfind("info string error", 0) == 0 || line->rfind("No such option", 0) == 0)
+        return make_error(ErrorCode::kInvalidArgument, "engine '" + spec_.command + "' rejected an option: " + *line);
+    }
   }
 
   Status sync() {

@@ -1,7 +1,11 @@
 // The player's table oracle over probe::Tablebase.
 #include "probe/player/table_oracle.h"
 
+#include <atomic>
+#include <mutex>
+#include <set>
 #include <sstream>
+#include <utility>
 
 #include "probe/tablebase.h"
 
@@ -16,22 +20,48 @@ class TablebaseOracle final : public RootTableOracle {
 
   std::optional<formats::DtmValue> probe(const chess::Position& pos) const override {
     auto v = tb_.probe(pos);
-    if (!v) return std::nullopt;
+    if (!v) {
+      note(v.error());
+      return std::nullopt;
+    }
     return *v;
   }
 
   std::optional<std::vector<RankedMove>> rank_moves(const chess::Position& pos) const override {
     auto r = tb_.rank_moves(pos);
-    if (!r) return std::nullopt;
+    if (!r) {
+      note(r.error());
+      return std::nullopt;
+    }
     std::vector<RankedMove> out;
     out.reserve(r->size());
     for (const auto& m : *r) out.push_back({m.move, m.value});
     return out;
   }
 
+  std::vector<std::string> take_errors() const override {
+    if (!pending_.load(std::memory_order_acquire)) return {};
+    std::lock_guard lock(mutex_);
+    pending_.store(false, std::memory_order_relaxed);
+    return std::exchange(new_errors_, {});
+  }
+
  private:
+  // A table's error repeats on every later probe of it (the file is not retried): keep the first.
+  void note(const Error& e) const {
+    if (e.code == ErrorCode::kUnavailable || e.code == ErrorCode::kInvalidArgument) return;
+    std::lock_guard lock(mutex_);
+    if (!seen_.insert(e.message).second) return;
+    new_errors_.push_back(e.message);
+    pending_.store(true, std::memory_order_release);
+  }
+
   probe::Tablebase tb_;
   int men_;
+  mutable std::mutex mutex_;
+  mutable std::set<std::string> seen_;
+  mutable std::vector<std::string> new_errors_;
+  mutable std::atomic<bool> pending_{false};
 };
 
 }  // namespace

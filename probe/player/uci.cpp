@@ -1,9 +1,11 @@
 #include "probe/player/uci.h"
 
 #include <algorithm>
+#include <cctype>
 #include <limits>
 #include <mutex>
 #include <sstream>
+#include <string_view>
 #include <vector>
 
 #include "chess/fen.h"
@@ -84,13 +86,16 @@ class UciSession {
       engine_.stop();
       engine_.new_game();
       position_ = chess::Position();
+      position_ok_ = true;
     } else if (cmd == "setoption") {
       engine_.stop();
       set_option(rest);
     } else if (cmd == "position") {
       engine_.stop();
+      // A bad command leaves no position: a search of the one before would answer for another game.
       auto p = parse_position_command(rest);
-      if (!p) error(p.error().message);
+      position_ok_ = p.ok();
+      if (!p) error(p.error().message + " (no position until the next good 'position' command; 'go' answers bestmove 0000)");
       else position_ = std::move(*p);
     } else if (cmd == "go") {
       go(rest);
@@ -124,27 +129,33 @@ class UciSession {
       if (!target.empty()) target += ' ';
       target += w[i];
     }
+    // UCI: option names are not case sensitive.
+    const auto named = [&](std::string_view option) {
+      return name.size() == option.size() && std::equal(name.begin(), name.end(), option.begin(), [](char a, char b) {
+               return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
+             });
+    };
     std::int64_t n = 0;
-    if (name == "Hash") {
+    if (named("Hash")) {
       if (!parse_int64(value, n) || n < 1) return error("Hash: expected a number of MiB, got '" + value + "'");
       if (Status st = engine_.set_hash_mb(std::size_t(n)); !st) error(st.error().message);
-    } else if (name == "BookFile") {
+    } else if (named("BookFile")) {
       if (Status st = engine_.set_book(value); !st) error("BookFile: " + st.error().message);
-    } else if (name == "BookMinGames") {
+    } else if (named("BookMinGames")) {
       if (!parse_int64(value, n) || n < 1 || n > 1000000)
         return error("BookMinGames: expected a number from 1 to 1000000, got '" + value + "'");
       BookPolicy p = engine_.options().book;
       p.min_games = std::uint32_t(n);
       engine_.set_book_policy(p);
-    } else if (name == "BookSelection") {
+    } else if (named("BookSelection")) {
       BookPolicy p = engine_.options().book;
       if (value == "weighted") p.selection = BookSelection::kWeighted;
       else if (value == "best") p.selection = BookSelection::kBest;
       else return error("BookSelection: expected weighted or best, got '" + value + "'");
       engine_.set_book_policy(p);
-    } else if (name == "TablebasePath") {
+    } else if (named("TablebasePath")) {
       if (Status st = engine_.set_tablebase_path(value); !st) error("TablebasePath: " + st.error().message);
-    } else if (name == "MoveOverhead") {
+    } else if (named("MoveOverhead")) {
       if (!parse_int64(value, n) || n < 0 || n > 5000)
         return error("MoveOverhead: expected milliseconds from 0 to 5000, got '" + value + "'");
       engine_.set_move_overhead(n);
@@ -159,6 +170,11 @@ class UciSession {
     for (const std::string& e : cmd.errors) error(e);
     cmd.limits.move_overhead_ms = engine_.options().move_overhead_ms;
     infinite_ = cmd.limits.infinite;
+    if (!position_ok_) {
+      error("go: no position (the last 'position' command was bad)");
+      send("bestmove 0000");
+      return;
+    }
     if (!chess::has_legal_move(position_)) {
       send("info depth 0 score " + std::string(position_.in_check() ? "mate 0" : "cp 0"));
       send("bestmove 0000");
@@ -167,6 +183,7 @@ class UciSession {
     engine_.start(
         position_, cmd.limits, [this](const SearchInfo& info) { send(format_info(info)); },
         [this](const Decision& d) {
+          for (const std::string& e : d.table_errors) error("tables: " + e + " (searching without that table)");
           if (d.source == MoveSource::kBook) send("info string book move " + chess::to_uci(d.best));
           std::string line = "bestmove " + chess::to_uci(d.best);
           if (!d.ponder.is_none()) line += " ponder " + chess::to_uci(d.ponder);
@@ -179,6 +196,7 @@ class UciSession {
   std::ostream& out_;
   std::mutex out_mutex_;
   chess::Position position_;
+  bool position_ok_ = true;  // false after a bad 'position' command, until a good one
   bool infinite_ = false;  // the last go was infinite (or ponder)
   Engine engine_;
 };

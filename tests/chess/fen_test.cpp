@@ -21,6 +21,7 @@ const ErrorCase kErrors[] = {
     {"control byte", "4k3/8/8/8/8/8/8/4K2\x01 w - - 0 1", "bad character 0x01 at rank 1", ErrorCode::kInvalidArgument},
     {"rank too long (pieces)", "rnbqkbnrr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", "rank 8 has more than 8 squares", ErrorCode::kInvalidArgument},
     {"rank too long (digits)", "rnbqkbnr/pppppppp/8/8/4p4/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", "rank 4 has more than 8 squares", ErrorCode::kInvalidArgument},
+    {"two digits", "4k3/8/8/8/44/8/8/4K3 w - - 0 1", "rank 4: two digits in a row ('44')", ErrorCode::kInvalidArgument},
     {"rank too short", "rnbqkbnr/ppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", "rank 7 has 7 squares, expected 8", ErrorCode::kInvalidArgument},
     {"last rank too short", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBN w KQkq - 0 1", "rank 1 has 7 squares, expected 8", ErrorCode::kInvalidArgument},
     {"too many ranks", "rnbqkbnr/pppppppp/8/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", "more than 8 ranks", ErrorCode::kInvalidArgument},

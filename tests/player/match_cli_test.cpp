@@ -129,5 +129,27 @@ TEST_CASE("verify --play: table-driven games mate exactly on time", "[player][ve
   CHECK(s.exit_code == 0);
   CHECK(std::count(s.out.begin(), s.out.end(), '\n') == 3);
   CHECK(s.out.find("; KRvK win dtm ") != std::string::npos);
+  // A material without a table in the directory is named as such (once "found only 0 of 3").
+  const auto none = run_tbkit("verify --sample 3 --want won --material KBNvK -d " + dir.string());
+  CHECK(none.exit_code == 5);
+  CHECK(none.err.find("verify --sample: no table for KBNvK (KBNvK.dtm not found in " + dir.string() + ")") != std::string::npos);
+  CHECK(run_tbkit("verify --sample 3 --want won -d " + dir.string()).exit_code == 2);  // no --material
   std::filesystem::remove_all(dir.parent_path());
+}
+
+TEST_CASE("match refuses an option the engine does not offer, or a value it rejects, before any game", "[player][match][cli]") {
+  // Both were once sent and ignored: the whole match ran with the engine's default.
+  const auto unknown = run_tbkit("match --engine1 " + tbkit_engine() + " --engine2 " + tbkit_engine() + " --option1 Foo=1 --movetime 10");
+  CHECK(unknown.exit_code == 2);
+  CHECK(unknown.err.find("has no option 'Foo'") != std::string::npos);
+  CHECK(unknown.out.find("game 1") == std::string::npos);
+  const auto rejected = run_tbkit("match --engine1 " + tbkit_engine() + " --engine2 " + tbkit_engine() +
+                                  " --option2 TablebasePath=/nonexistent/dir --movetime 10");
+  CHECK(rejected.exit_code == 2);
+  CHECK(rejected.err.find("rejected an option: info string error: TablebasePath") != std::string::npos);
+  // Names are matched without regard to case, as UCI asks; a good value plays.
+  const auto ok = run_tbkit("match --engine1 " + tbkit_engine() + " --engine2 " + tbkit_engine() +
+                            " --option1 hash=8 --movetime 10 --max-plies 4 --games 1");
+  CHECK(ok.exit_code == 0);
+  CHECK(ok.out.find("1 games (W - L - D)") != std::string::npos);
 }

@@ -2,6 +2,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
 #include <regex>
 #include <sstream>
 #include <string>
@@ -140,5 +141,56 @@ TEST_CASE("UCI with tables plays the table's fastest mate and announces its dist
   pos->do_move(*m_played);
   const auto after = run_tbkit("probe '" + tbkit::chess::to_fen(*pos) + "' -d " + dir);
   CHECK(after.out.find("Black to move is mated in " + std::to_string(std::stoi(mate) - 1)) != std::string::npos);
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("UCI: after a bad position command go answers no move, until a good one", "[player][uci][cli]") {
+  // Each bad command once let the next go search the position before it (another game's).
+  for (const std::string bad : {"position startpos moves e2e4 e2e4", "position fen 8/8/8/8 w - - 0 1"}) {
+    INFO(bad);
+    const auto r = run_tbkit("uci", "position fen 8/8/8/5k2/8/8/1Q6/K7 w - - 0 1\n" + bad + "\ngo depth 1\nposition startpos moves e2e4\ngo depth 1\nquit\n");
+    REQUIRE(r.exit_code == 0);
+    const auto best = starting_with(r.out, "bestmove");
+    REQUIRE(best.size() == 2);
+    CHECK(best[0] == "bestmove 0000");
+    CHECK(r.out.find("info string error: go: no position") != std::string::npos);
+    // The good command after it restores play: a legal reply to 1. e4.
+    const auto reply = best[1].substr(9, 4);
+    auto pos = tbkit::chess::Position();
+    pos.do_move(*tbkit::chess::parse_uci(pos, "e2e4"));
+    CHECK(tbkit::chess::parse_uci(pos, reply).ok());
+  }
+  // ucinewgame sets the start position, so go plays again.
+  const auto r = run_tbkit("uci", "position fen bad\nucinewgame\ngo depth 1\nquit\n");
+  const auto best = starting_with(r.out, "bestmove");
+  REQUIRE(best.size() == 1);
+  CHECK(best[0] != "bestmove 0000");
+}
+
+TEST_CASE("UCI: a damaged table is named once and the search goes on without it", "[player][uci][cli][tables]") {
+  const std::string dir = temp_dir("damaged");
+  REQUIRE(run_tbkit("gen KQvK -q -d " + dir).exit_code == 0);
+  const auto file = std::filesystem::path(dir) / "KQvK.dtm";
+  {
+    // The last byte lies in the last block: its checksum fails on the first read of that block.
+    std::fstream f(file, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekg(-1, std::ios::end);
+    const char c = char(f.get());
+    f.seekp(-1, std::ios::end);
+    f.put(char(c ^ 0x5a));
+  }
+  REQUIRE(run_tbkit("probe '8/8/8/5k2/8/8/1Q6/K7 b - - 0 1' -d " + dir).exit_code == 4);
+  const auto r = run_tbkit("uci", "setoption name TablebasePath value " + dir +
+                                      "\nposition fen 8/8/8/5k2/8/8/1Q6/K7 b - - 0 1\ngo depth 2\ngo depth 2\nquit\n");
+  REQUIRE(r.exit_code == 0);
+  const auto errors = starting_with(r.out, "info string error: tables:");
+  REQUIRE(errors.size() == 1);
+  CHECK(errors[0].find("KQvK.dtm") != std::string::npos);
+  CHECK(errors[0].find("searching without that table") != std::string::npos);
+  const auto best = starting_with(r.out, "bestmove");
+  REQUIRE(best.size() == 2);
+  const auto pos = tbkit::chess::parse_fen("8/8/8/5k2/8/8/1Q6/K7 b - - 0 1");
+  REQUIRE(pos.ok());
+  for (const auto& b : best) CHECK(tbkit::chess::parse_uci(*pos, b.substr(9, 4)).ok());
   std::filesystem::remove_all(dir);
 }

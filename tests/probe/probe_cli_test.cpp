@@ -90,3 +90,24 @@ TEST_CASE("tbkit probe: exit codes for bad input, castling, missing tables and d
   CHECK_THAT(help.out, Catch::Contains("--line"));
   CHECK_THAT(help.out, Catch::Contains("5 no table"));
 }
+
+TEST_CASE("tbkit probe: a cache size out of range or beyond the machine's memory is a bad option", "[probe][cli]") {
+  // Once an uncaught std::bad_alloc (exit 134) for --cache 30000 on a 24 GiB machine, and a wrap
+  // to a huge size for -1.
+  const std::string fen = " '8/8/8/5k2/8/8/1Q6/K7 w - - 0 1'" + kDir;
+  for (const char* cache : {"-1", "1048577"}) {
+    INFO(cache);
+    auto r = run_tbkit("probe" + fen + " --cache " + cache);
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("--cache: Value " + std::string(cache) + " not in range 0 to 1048576"));
+  }
+  auto huge = run_tbkit("probe" + fen + " --cache 1048576");  // 1 TiB
+  CHECK(huge.exit_code == 2);
+  CHECK_THAT(huge.err, Catch::Contains("--cache: 1048576 MiB is more than this machine's memory"));
+  for (const char* cache : {"0", "1", "64"}) {
+    INFO(cache);
+    auto r = run_tbkit("probe" + fen + " --cache " + cache);
+    CHECK(r.exit_code == 0);
+    CHECK_THAT(r.out, Catch::Contains("Verdict: White mates in 10 (19 plies)"));
+  }
+}
