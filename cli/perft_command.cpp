@@ -1,6 +1,8 @@
 // tbkit perft: node counts for one position, or a whole suite checked against expected counts.
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -28,7 +30,7 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 
 int run_suite(const PerftOptions& o) {
   std::ifstream in(o.suite);
-  if (!in) return report(make_error(ErrorCode::kIo, o.suite + ": cannot open"));
+  if (!in) return report(make_error(ErrorCode::kIo, o.suite + ": cannot open: " + std::strerror(errno)));
   auto cases = chess::parse_perft_suite(in, o.suite);
   if (!cases) return report(cases.error());
   std::uint64_t passed = 0, failed = 0, nodes = 0;

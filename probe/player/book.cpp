@@ -1,13 +1,15 @@
 #include "probe/player/book.h"
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 
 namespace tbkit::player {
 
 Result<OpeningBook> OpeningBook::open(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) return make_error(ErrorCode::kIo, path.string() + ": cannot open book");
+  if (!in) return make_error(ErrorCode::kIo, path.string() + ": cannot open book: " + std::strerror(errno));
   std::byte head[8]{};
   in.read(reinterpret_cast<char*>(head), sizeof head);
   OpeningBook book;

@@ -1,5 +1,7 @@
 #include "probe/player/openings.h"
 
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 
@@ -9,7 +11,7 @@ namespace tbkit::player {
 
 Result<std::vector<Opening>> read_openings(const std::filesystem::path& path) {
   std::ifstream in(path);
-  if (!in) return make_error(ErrorCode::kIo, path.string() + ": cannot open");
+  if (!in) return make_error(ErrorCode::kIo, path.string() + ": cannot open: " + std::strerror(errno));
   std::vector<Opening> out;
   std::string line;
   int number = 0;
