@@ -12,7 +12,7 @@
 namespace tbkit::pgn {
 namespace {
 
-enum CharFlags : std::uint8_t { kSpace = 1, kSymbolChar = 2, kTagNameChar = 4 };
+enum CharFlags : std::uint8_t { kSpace = 1, kSymbolChar = 2, kTagNameChar = 4, kTagValueStop = 8 };
 
 constexpr std::array<std::uint8_t, 256> make_char_table() {
   std::array<std::uint8_t, 256> t{};
@@ -22,6 +22,7 @@ constexpr std::array<std::uint8_t, 256> make_char_table() {
   for (int c = 'A'; c <= 'Z'; ++c) t[c] |= kSymbolChar | kTagNameChar;
   t['_'] |= kSymbolChar | kTagNameChar;
   for (int c : {'+', '#', '=', ':', '-', '/', '@'}) t[c] |= kSymbolChar;
+  for (int c : {'\n', '"', '\\', '['}) t[c] |= kTagValueStop;
   // UTF-8 and other high bytes join symbols, so a stray "½-½" or a name in the movetext is one token.
   for (int c = 0x80; c < 256; ++c) t[c] |= kSymbolChar;
   return t;
@@ -30,7 +31,84 @@ constexpr auto kChars = make_char_table();
 
 [[nodiscard]] inline bool has(char c, std::uint8_t flag) { return (kChars[static_cast<unsigned char>(c)] & flag) != 0; }
 
+constexpr std::size_t kSuffixCut = ~std::size_t{0};
+
+// Length of a move suffix glued to a symbol that ends in `last`, at `q`: a promotion piece in
+// parentheses after a last-rank square ("a8(Q)") or the en passant mark after an 'e' ("dxc6e.p.",
+// and "e.p." on its own). 0 when there is none; kSuffixCut when [q, e) is a proper start of one.
+// Neither can be anything else: a variation is never a lone piece letter, and PGN has no other use
+// for ".p." after an 'e'.
+[[nodiscard]] inline std::size_t glued_suffix(const char* q, const char* e, char last) {
+  const bool promotion = last == '8' || last == '1';
+  if (!promotion && last != 'e') return 0;
+  const std::size_t available = std::size_t(e - q);
+  for (std::size_t i = 0; i < 3; ++i) {
+    if (i == available) return kSuffixCut;
+    const char c = q[i];
+    const bool fits = promotion && i == 1 ? std::string_view("QRBNqrbn").find(c) != std::string_view::npos
+                                          : c == (promotion ? "(?)" : ".p.")[i];
+    if (!fits) return 0;
+  }
+  return 3;
+}
+
+// Length of the valid UTF-8 sequence at text[i] (its code point in `cp`), or 0.
+std::size_t utf8_sequence(std::string_view text, std::size_t i, char32_t& cp) {
+  const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(text[k]); };
+  const unsigned lead = byte(i);
+  std::size_t n = 0;
+  char32_t least = 0;
+  if (lead < 0x80) {
+    cp = lead;
+    return 1;
+  }
+  if (lead >= 0xC2 && lead <= 0xDF) {
+    n = 2, cp = lead & 0x1F, least = 0x80;
+  } else if (lead >= 0xE0 && lead <= 0xEF) {
+    n = 3, cp = lead & 0x0F, least = 0x800;
+  } else if (lead >= 0xF0 && lead <= 0xF4) {
+    n = 4, cp = lead & 0x07, least = 0x10000;
+  } else {
+    return 0;
+  }
+  if (text.size() - i < n) return 0;
+  for (std::size_t k = 1; k < n; ++k) {
+    if ((byte(i + k) & 0xC0) != 0x80) return 0;
+    cp = cp << 6 | (byte(i + k) & 0x3F);
+  }
+  if (cp < least || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
+  return n;
+}
+
+// Characters that move the cursor, end the line or reorder the text on a terminal.
+bool is_control(char32_t cp) {
+  return cp < 0x20 || (cp >= 0x7F && cp <= 0x9F) || cp == 0x2028 || cp == 0x2029 || cp == 0x061C || cp == 0x200E ||
+         cp == 0x200F || (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069);
+}
+
 }  // namespace
+
+std::string printable_token(std::string_view text, std::size_t max_chars) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string out;
+  std::size_t i = 0;
+  for (std::size_t chars = 0; i < text.size() && chars < max_chars; ++chars) {
+    char32_t cp = 0;
+    const std::size_t n = utf8_sequence(text, i, cp);
+    if (n > 0 && !is_control(cp)) {
+      out.append(text.substr(i, n));
+      i += n;
+    } else {
+      // One byte at a time: the rest of an escaped sequence is escaped by the next steps.
+      const auto b = static_cast<unsigned char>(text[i++]);
+      out += "\\x";
+      out += kHex[b >> 4];
+      out += kHex[b & 15];
+    }
+  }
+  if (i < text.size()) out += "...";
+  return out;
+}
 
 std::uint64_t count_newlines(const char* begin, const char* end) {
   std::uint64_t n = 0;
@@ -157,77 +235,113 @@ std::uint64_t Lexer::line_of(std::uint64_t offset) {
     const char* q = p + 1;
     while (q < e && has(*q, kSymbolChar)) ++q;
     if (q == e && !eof_) return false;
+    if (q < e && ((*q == '(' && (q[-1] == '8' || q[-1] == '1')) || (*q == '.' && q[-1] == 'e'))) [[unlikely]] {
+      if (!extend_symbol(q)) return false;
+    }
     return finish(TokenKind::kSymbol, p, q, q);
   }
   return finish(TokenKind::kUnknown, p, p + 1, p + 1);
 }
 
-// Tags are read a line at a time so that unescaped quotes and brackets inside values survive:
-// the value ends at the first quote followed by ']' and then the line's end or another tag.
+bool Lexer::extend_symbol(const char*& q) const {
+  const char* e = buf_ + end_;
+  for (;;) {
+    const std::size_t suffix = glued_suffix(q, e, q[-1]);
+    if (suffix == kSuffixCut) return eof_;
+    if (suffix == 0) return true;
+    q += suffix;
+    while (q < e && has(*q, kSymbolChar)) ++q;
+    if (q == e && !eof_) return false;
+  }
+}
+
+// Tags are read a line at a time so that unescaped quotes and brackets inside values survive. A
+// quote followed by ']' may close the value: at once if it is not escaped and the line ends after
+// the ']' or another tag begins (a strict close). Otherwise the first such quote is kept while the
+// scan goes on for a strict close up to the next '[' or the line's end; failing one, the kept quote
+// closes the value (an escaped one keeps its backslash) and what follows on the line is movetext.
+// The line's end is found as the scan reaches it, and no scan passes a '[' after a possible close,
+// so a line of many tags or games takes linear time.
 bool Lexer::scan_tag(Token& t) {
   const char* p = buf_ + pos_;
   const char* e = buf_ + end_;
-  const void* nl = std::memchr(p, '\n', std::size_t(e - p));
-  if (nl == nullptr && !eof_) return false;
-  const char* line_end = nl != nullptr ? static_cast<const char*>(nl) : e;
-  auto bad = [&](TokenKind kind) {
-    t.kind = kind;
+  const auto on_line = [e](const char* r) { return r < e && *r != '\n'; };
+  // The whole line from `p` is the token (a tag whose value is open at the input's end is unterminated).
+  const auto finish_bad = [&](const char* from, bool value_open) {
+    const void* nl = std::memchr(from, '\n', std::size_t(e - from));
+    if (nl == nullptr && !eof_) return false;
+    const char* line_end = nl != nullptr ? static_cast<const char*>(nl) : e;
+    t.kind = value_open && nl == nullptr ? TokenKind::kUnterminated : TokenKind::kBadTag;
     t.text = std::string_view(p, std::size_t(line_end - p));
     pos_ = std::size_t(line_end - buf_);
     return true;
   };
   const char* q = p + 1;
-  while (q < line_end && (*q == ' ' || *q == '\t')) ++q;
+  while (on_line(q) && (*q == ' ' || *q == '\t')) ++q;
   const char* name = q;
-  while (q < line_end && has(*q, kTagNameChar)) ++q;
+  while (on_line(q) && has(*q, kTagNameChar)) ++q;
   const char* name_end = q;
-  while (q < line_end && (*q == ' ' || *q == '\t')) ++q;
-  if (name == name_end || q == line_end || *q != '"') return bad(TokenKind::kBadTag);
+  while (on_line(q) && (*q == ' ' || *q == '\t')) ++q;
+  if (q == e && !eof_) return false;
+  if (name == name_end || !on_line(q) || *q != '"') return finish_bad(q, false);
   const char* value = q + 1;
-  auto closes = [&](const char* quote) -> const char* {
+
+  enum class Close { kNone, kLoose, kStrict, kCut };
+  // Does the quote at `quote` close the value? `after` gets the position past its ']'.
+  const auto classify = [&](const char* quote, const char*& after) {
     const char* r = quote + 1;
-    while (r < line_end && (*r == ' ' || *r == '\t')) ++r;
-    if (r == line_end || *r != ']') return nullptr;
-    const char* after = ++r;
-    while (r < line_end && has(*r, kSpace)) ++r;
-    return (r == line_end || *r == '[') ? after : nullptr;
+    while (on_line(r) && (*r == ' ' || *r == '\t')) ++r;
+    if (r == e && !eof_) return Close::kCut;
+    if (!on_line(r) || *r != ']') return Close::kNone;
+    after = ++r;
+    while (on_line(r) && has(*r, kSpace)) ++r;
+    if (r == e && !eof_) return Close::kCut;
+    return !on_line(r) || *r == '[' ? Close::kStrict : Close::kLoose;
   };
-  const char* value_end = nullptr;
-  const char* next = nullptr;
-  const char* escaped_end = nullptr;
-  const char* escaped_next = nullptr;
-  bool any_backslash = false;
-  for (const char* r = value; r < line_end; ++r) {
-    if (*r == '\\') {
-      any_backslash = true;
-      if (r + 1 < line_end && r[1] == '"' && escaped_end == nullptr) {
-        if (const char* after = closes(r + 1)) {
-          escaped_end = r + 1;
-          escaped_next = after;
-        }
-      }
+  struct Candidate {
+    const char* end = nullptr;
+    const char* next = nullptr;
+  };
+  Candidate close, first;
+  const char* r = value;
+  while (close.end == nullptr) {
+    while (r < e && !has(*r, kTagValueStop)) ++r;
+    if (!on_line(r) || (*r == '[' && first.end != nullptr)) break;
+    const char* quote = nullptr;
+    bool escaped = false;
+    if (*r == '\\' && on_line(r + 1)) {
+      if (r[1] == '"') quote = r + 1, escaped = true;
+      r += 2;
+    } else {
+      if (*r == '"') quote = r;
       ++r;
-      continue;
     }
-    if (*r == '"') {
-      if (const char* after = closes(r)) {
-        value_end = r;
-        next = after;
+    if (quote == nullptr) continue;
+    const char* after = nullptr;
+    switch (classify(quote, after)) {
+      case Close::kCut: return false;
+      case Close::kNone: break;
+      case Close::kStrict:
+        if (!escaped) {
+          close = {quote, after};
+          break;
+        }
+        [[fallthrough]];
+      case Close::kLoose:
+        if (first.end == nullptr) first = {quote, after};
         break;
-      }
     }
   }
-  if (value_end == nullptr) {
-    // Only an escaped quote closes it, as in [Event "Tournament \"]: the backslash is literal.
-    if (escaped_end == nullptr) return bad(eof_ && nl == nullptr ? TokenKind::kUnterminated : TokenKind::kBadTag);
-    value_end = escaped_end;
-    next = escaped_next;
+  if (close.end == nullptr) {
+    if (r == e && !eof_) return false;
+    close = first;
   }
+  if (close.end == nullptr) return finish_bad(r, true);
   t.kind = TokenKind::kTag;
   t.text = std::string_view(name, std::size_t(name_end - name));
-  t.value = std::string_view(value, std::size_t(value_end - value));
-  t.value_escaped = any_backslash;
-  pos_ = std::size_t(next - buf_);
+  t.value = std::string_view(value, std::size_t(close.end - value));
+  t.value_escaped = std::memchr(value, '\\', t.value.size()) != nullptr;
+  pos_ = std::size_t(close.next - buf_);
   return true;
 }
 

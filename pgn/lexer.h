@@ -16,7 +16,8 @@ namespace tbkit::pgn {
 enum class TokenKind : std::uint8_t {
   kEnd,           // end of input (or a read error: see Lexer::status())
   kTag,           // [Name "value"]: name in `text`, raw value (escapes not undone) in `value`
-  kSymbol,        // SAN, move number digits, result, null move: [A-Za-z0-9_+#=:/@-] and bytes >= 0x80
+  kSymbol,        // SAN, move number digits, result, null move: [A-Za-z0-9_+#=:/@-] and bytes >= 0x80,
+                  // with a glued promotion "(Q)" after a last-rank square or "e.p." after an 'e'
   kPeriod,        // one or more '.'
   kAsterisk,      // '*'
   kOpenParen,     // '('
@@ -38,6 +39,12 @@ struct Token {
 
 // Number of '\n' bytes in [begin, end); SIMD where the target has SSE2.
 [[nodiscard]] std::uint64_t count_newlines(const char* begin, const char* end);
+
+// `text` made safe to quote in a one-line diagnostic: control characters (C0, DEL, C1), line and
+// paragraph separators, bidirectional controls and bytes that are not valid UTF-8 become \xNN (one
+// escape per byte); valid UTF-8 otherwise stays as it is. At most `max_chars` characters (a UTF-8
+// character or an escaped byte each) are kept; "..." marks a cut. Thread-safe.
+[[nodiscard]] std::string printable_token(std::string_view text, std::size_t max_chars = 40);
 
 class Lexer {
  public:
@@ -68,6 +75,9 @@ class Lexer {
   // Scans one token starting at pos_ (not whitespace); returns false if the buffer ends first.
   bool scan(Token& t);
   bool scan_tag(Token& t);
+  // Moves `q`, the end of a symbol followed by what may start a glued suffix, past the suffixes
+  // ("a8(Q)", "dxc6e.p.") and the symbol characters after them; false if the buffer ends first.
+  [[nodiscard]] bool extend_symbol(const char*& q) const;
   void count_lines_to(std::size_t pos);
 
   formats::InputStream* input_ = nullptr;

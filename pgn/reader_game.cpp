@@ -1,7 +1,9 @@
 #include "pgn/reader_game.h"
 
+#include <algorithm>
 #include <cassert>
 #include <functional>
+#include <unordered_set>
 #include <utility>
 
 #include "chess/fen.h"
@@ -15,6 +17,8 @@ using chess::Position;
 
 constexpr int kMaxFollowedDepth = 64;
 constexpr std::size_t kMaxTokenInMessage = 80;
+// Tag names of a game are looked up in a list up to this many tags, in a hash set beyond.
+constexpr std::size_t kMaxTagList = 32;
 
 bool is_move_number(std::string_view s) {
   for (char c : s)
@@ -38,6 +42,23 @@ bool is_standard_variant(std::string_view v) {
   for (char c : v) lower += (c >= 'A' && c <= 'Z') ? char(c - 'A' + 'a') : c;
   return lower.empty() || lower == "standard" || lower == "chess" || lower == "normal" || lower == "from position" ||
          lower == "fromposition";
+}
+
+// Why a '[' line is not a tag pair (the lexer's rules, checked again on the error path only).
+std::string describe_bad_tag(std::string_view line) {
+  const auto is_name_char = [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+  };
+  std::size_t i = 1;
+  while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
+  const std::size_t name = i;
+  while (i < line.size() && is_name_char(line[i])) ++i;
+  if (i == name) return "malformed tag: no tag name after '['";
+  const std::string quoted_name = "'" + printable_token(line.substr(name, i - name)) + "'";
+  while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
+  if (i == line.size() || line[i] != '"')
+    return "malformed tag: tag name " + quoted_name + " is not followed by a quoted value";
+  return "malformed tag: the value of " + quoted_name + " has no closing quote followed by ']'";
 }
 
 void unescape_into(std::string_view raw, std::string& out) {
@@ -65,9 +86,17 @@ class GameParser {
     bool last_null = false;
   };
 
+  // Fails the game at token `t` (the first failure counts; resolving stops).
   void fail(const char* reason, std::string message, const Token& t);
+  // A problem at token `t` of the line at `depth`: at depth 0 it fails the game; inside a followed
+  // variation only that variation is dropped (from `t` to its ')', deeper ones included), with a
+  // warning diagnostic, and the game goes on.
+  void reject(const char* reason, std::string message, const Token& t, int depth);
+  // False when `name` was already a tag of this game.
+  bool is_new_tag(std::string_view name);
   bool read_tags(Token& t);
   bool start_moves();
+  // A symbol that is not a result, on the line at `depth`; only while resolving and not skipping.
   void handle_symbol(const Token& t, int depth);
   void open_variation(const Token& t, int depth);
   void finish_game(GameResult result);
@@ -82,10 +111,12 @@ class GameParser {
   std::string fen_, variant_, result_tag_, scratch_;
   bool has_fen_ = false;
   std::vector<std::string> pending_comments_;
-  std::vector<std::size_t> tag_hashes_;
+  std::vector<std::size_t> tag_hashes_;           // hashes of this game's tag names
+  std::unordered_set<std::size_t> tag_hash_set_;  // the same, once there are kMaxTagList
   std::vector<Frame> frames_;
   bool has_error_ = false;
   GameError error_;
+  std::string shown_token_;  // error_'s token, printable, for the diagnostic
   bool resolving_ = false;  // moves are being resolved and delivered
   int skip_depth_ = -1;     // depth of the variation being skipped, or -1
   bool past_max_ply_ = false;  // the main line passed max_ply: the lexer may skip ignored tokens
@@ -100,24 +131,44 @@ void GameParser::fail(const char* reason, std::string message, const Token& t) {
   error_.line = lx_.line_of(t.offset);
   std::string_view tok = t.kind == TokenKind::kTag ? std::string_view() : t.text;
   error_.token = std::string(tok.substr(0, kMaxTokenInMessage));
+  shown_token_ = printable_token(tok);
+}
+
+void GameParser::reject(const char* reason, std::string message, const Token& t, int depth) {
+  if (depth == 0) return fail(reason, std::move(message), t);
+  skip_depth_ = depth - 1;  // as if the variation had been skipped from its '(' on
+  if (c_.diagnostics.size() >= o_.max_diagnostics) return;
+  Diagnostic d{location_, GameError{reason, std::move(message) + "; variation dropped", lx_.line_of(t.offset),
+                                    printable_token(t.text)},
+               true};
+  c_.diagnostics.push_back(std::move(d));
+}
+
+bool GameParser::is_new_tag(std::string_view name) {
+  const std::size_t h = std::hash<std::string_view>{}(name);
+  if (tag_hashes_.size() < kMaxTagList) {
+    if (std::find(tag_hashes_.begin(), tag_hashes_.end(), h) != tag_hashes_.end()) return false;
+    tag_hashes_.push_back(h);
+    if (tag_hashes_.size() == kMaxTagList) tag_hash_set_.insert(tag_hashes_.begin(), tag_hashes_.end());
+    return true;
+  }
+  return tag_hash_set_.insert(h).second;
 }
 
 // Reads the tag section; true when it ends at a tag name seen before in this game: that is the
 // next game's first tag (a game with neither moves nor result before it).
 bool GameParser::read_tags(Token& t) {
   tag_hashes_.clear();
+  // A fresh set: clearing a big one would cost its bucket count in every later game.
+  if (!tag_hash_set_.empty()) tag_hash_set_ = {};
   for (;; t = lx_.next()) {
     if (t.kind == TokenKind::kComment) {
       pending_comments_.emplace_back(t.text);
     } else if (t.kind == TokenKind::kTag) {
-      const std::size_t h = std::hash<std::string_view>{}(t.text);
-      for (std::size_t seen : tag_hashes_) {
-        if (seen == h) {
-          lx_.unread(t);
-          return true;
-        }
+      if (!is_new_tag(t.text)) {
+        lx_.unread(t);
+        return true;
       }
-      tag_hashes_.push_back(h);
       std::string_view value = t.value;
       if (t.value_escaped) {
         unescape_into(t.value, scratch_);
@@ -133,7 +184,7 @@ bool GameParser::read_tags(Token& t) {
         result_tag_ = value;
       }
     } else if (t.kind == TokenKind::kBadTag) {
-      fail("bad_tag", "malformed tag pair", t);
+      fail("bad_tag", describe_bad_tag(t.text), t);
     } else {
       return false;
     }
@@ -159,10 +210,11 @@ bool GameParser::start_moves() {
 }
 
 void GameParser::handle_symbol(const Token& t, int depth) {
-  if (!resolving_ || skip_depth_ >= 0) return;
   Frame& f = frames_[std::size_t(depth)];
   const bool null_move = is_null_move(t.text);
   if (!null_move && is_move_number(t.text)) return;
+  // "dxe6 e.p.": the en passant mark on its own belongs to the move before it, like a NAG.
+  if (t.text == "e.p.") return;
   if (f.ply >= o_.max_ply) {
     // Past the ply limit: the rest of this line is not wanted ("0000" is a null move, not a number).
     if (depth == 0) {
@@ -174,7 +226,8 @@ void GameParser::handle_symbol(const Token& t, int depth) {
     return;
   }
   if (null_move) {
-    if (f.pos.in_check()) return fail("illegal_null_move", "null move '" + std::string(t.text) + "' while in check", t);
+    if (f.pos.in_check())
+      return reject("illegal_null_move", "null move '" + std::string(t.text) + "' while in check", t, depth);
     v_.move(f.pos, Move::none(), depth);
     f.pos.do_null_move();
     f.last = Move::none();
@@ -184,7 +237,7 @@ void GameParser::handle_symbol(const Token& t, int depth) {
   }
   SanFailure why;
   const Move m = resolve_san(f.pos, t.text, why);
-  if (m.is_none()) return fail(why.reason_code, std::move(why.message), t);
+  if (m.is_none()) return reject(why.reason_code, std::move(why.message), t, depth);
   v_.move(f.pos, m, depth);
   f.pos.do_move(m);
   f.last = m;
@@ -199,8 +252,8 @@ void GameParser::open_variation(const Token& t, int depth) {
     skip_depth_ = depth;
     return;
   }
-  if (!frames_[std::size_t(depth)].has_last) return fail("bad_variation", "variation before any move", t);
-  if (depth + 1 > kMaxFollowedDepth) return fail("too_deep", "variations nested deeper than 64", t);
+  if (!frames_[std::size_t(depth)].has_last) return reject("bad_variation", "variation before any move", t, depth + 1);
+  if (depth + 1 > kMaxFollowedDepth) return reject("too_deep", "variations nested deeper than 64", t, depth + 1);
   if (frames_.size() < std::size_t(depth) + 2) frames_.resize(std::size_t(depth) + 2);
   const Frame& parent = frames_[std::size_t(depth)];
   Frame& child = frames_[std::size_t(depth) + 1];
@@ -226,7 +279,11 @@ void GameParser::finish_game(GameResult result) {
     ++c_.skipped_by_reason[error_.reason_code];
     result = GameResult::kUnknown;
   }
-  if (c_.diagnostics.size() < o_.max_diagnostics) c_.diagnostics.push_back(Diagnostic{location_, error_});
+  if (c_.diagnostics.size() < o_.max_diagnostics) {
+    Diagnostic d{location_, error_};
+    d.error.token = shown_token_;
+    c_.diagnostics.push_back(std::move(d));
+  }
   v_.end_game(result, &error_);
 }
 
@@ -253,10 +310,11 @@ bool GameParser::parse_game() {
   resolving_ = false;
   if (!has_error_) {
     if (!is_standard_variant(variant_)) {
-      fail("variant", "variant '" + variant_ + "' is not standard chess", t);
+      fail("variant", "variant '" + printable_token(variant_) + "' is not standard chess", t);
     } else if (has_fen_ && !chess::parse_fen(fen_)) {
-      fail("bad_fen", "bad FEN tag: " + chess::parse_fen(fen_).error().message, t);
+      fail("bad_fen", "bad FEN tag: " + printable_token(chess::parse_fen(fen_).error().message, 120), t);
       error_.token = fen_.substr(0, kMaxTokenInMessage);
+      shown_token_ = printable_token(fen_);
     } else {
       resolving_ = start_moves();
     }
@@ -273,7 +331,7 @@ bool GameParser::parse_game() {
           have_result = true;
           break;
         }
-        handle_symbol(t, depth);
+        if (resolving_ && skip_depth_ < 0) handle_symbol(t, depth);
         continue;
       case TokenKind::kAsterisk:
         if (depth == 0) {
@@ -306,7 +364,8 @@ bool GameParser::parse_game() {
       case TokenKind::kEnd:
         break;
       case TokenKind::kUnterminated:
-        fail("unterminated", "input ends inside a comment or tag", t);
+        fail("unterminated", t.text.front() == '[' ? "input ends inside a tag value" : "input ends inside a comment",
+             t);
         continue;
       case TokenKind::kUnknown:
         fail("bad_token", "unexpected character", t);
@@ -333,7 +392,8 @@ void parse_games(Lexer& lexer, const std::string& source, Visitor& visitor, cons
 
 std::string format_diagnostic(const Diagnostic& d) {
   std::string s = d.location.source + ":" + std::to_string(d.error.line) + ": game " +
-                  std::to_string(d.location.game_number) + ": " + d.error.message + " [" + d.error.reason_code + "]";
+                  std::to_string(d.location.game_number) + ": " + (d.warning ? "warning: " : "") + d.error.message +
+                  " [" + d.error.reason_code + "]";
   if (!d.error.token.empty()) s += " (token '" + d.error.token + "')";
   return s;
 }

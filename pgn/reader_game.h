@@ -11,9 +11,12 @@
 
 namespace tbkit::pgn {
 
+// A game's error, or a warning about a part of it that was dropped (a bad followed variation).
+// error.token is printable (printable_token): one line, at most 40 characters.
 struct Diagnostic {
   GameLocation location;
   GameError error;
+  bool warning = false;
 };
 
 // Counts of one parse; diagnostics keep at most `max_diagnostics` entries.
@@ -30,7 +33,7 @@ struct ParseCounts {
 void parse_games(Lexer& lexer, const std::string& source, Visitor& visitor, const ReaderOptions& options,
                  ParseCounts& counts);
 
-// "source:line: game N: message [reason] (token 'x')".
+// "source:line: game N: message [reason] (token 'x')", with "warning: " before a warning's message.
 [[nodiscard]] std::string format_diagnostic(const Diagnostic& d);
 
 // Adds one parse's counts (and, while there is room, diagnostics) to a summary.

@@ -3,6 +3,7 @@
 #include "chess/attacks.h"
 #include "chess/movegen.h"
 #include "chess/notation.h"
+#include "pgn/lexer.h"
 
 namespace tbkit::pgn {
 namespace {
@@ -19,7 +20,7 @@ bool is_rank(char c) { return c >= '1' && c <= '8'; }
 
 Move fail(SanFailure& f, const char* code, std::string_view text, const std::string& why) {
   f.reason_code = code;
-  f.message = "move '" + std::string(text) + "': " + why;
+  f.message = "move '" + printable_token(text) + "': " + why;
   return Move::none();
 }
 

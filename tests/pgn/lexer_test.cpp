@@ -120,3 +120,73 @@ TEST_CASE("lexer: unterminated comment and tag at the end", "[pgn][lexer]") {
   auto c = lex_memory("[Event \"open");
   CHECK(c[0].kind == TokenKind::kUnterminated);
 }
+
+TEST_CASE("lexer: glued promotions and e.p. marks, movetext after a tag, across refills", "[pgn][lexer]") {
+  const std::string text =
+      "[Event \"a\"] [Result \"1-0\"] 1. e4 {c}\n[Site \"s\"]\t*\r\n"
+      "1. a8(Q) b1(n)+ exd6e.p. exd6 e.p. e4(e5) a8 (Q) a8(K) a1(";
+  const auto expected = lex_memory(text);
+  std::vector<std::pair<TokenKind, std::string>> got;
+  for (const auto& t : expected) got.emplace_back(t.kind, t.kind == TokenKind::kTag ? t.text + "=" + t.value : t.text);
+  using K = TokenKind;
+  CHECK(got == std::vector<std::pair<TokenKind, std::string>>{
+                   {K::kTag, "Event=a"}, {K::kTag, "Result=1-0"}, {K::kSymbol, "1"}, {K::kPeriod, "."},
+                   {K::kSymbol, "e4"}, {K::kComment, "c"}, {K::kTag, "Site=s"}, {K::kAsterisk, "*"},
+                   {K::kSymbol, "1"}, {K::kPeriod, "."}, {K::kSymbol, "a8(Q)"}, {K::kSymbol, "b1(n)+"},
+                   {K::kSymbol, "exd6e.p."}, {K::kSymbol, "exd6"}, {K::kSymbol, "e.p."}, {K::kSymbol, "e4"},
+                   {K::kOpenParen, "("}, {K::kSymbol, "e5"}, {K::kCloseParen, ")"}, {K::kSymbol, "a8"},
+                   {K::kOpenParen, "("}, {K::kSymbol, "Q"}, {K::kCloseParen, ")"}, {K::kSymbol, "a8"},
+                   {K::kOpenParen, "("}, {K::kSymbol, "K"}, {K::kCloseParen, ")"}, {K::kSymbol, "a1"},
+                   {K::kOpenParen, "("}, {K::kEnd, ""}});
+  for (std::size_t buffer = 1; buffer <= 40; ++buffer) {
+    for (std::size_t step : {std::size_t{1}, std::size_t{3}, std::size_t{4096}}) {
+      INFO("buffer " << buffer << " step " << step);
+      CHECK(lex_stream(text, buffer, step) == expected);
+    }
+  }
+}
+
+TEST_CASE("lexer: tag lines that are not tags", "[pgn][lexer]") {
+  CHECK(lex_memory("[Event \"a\" 1. e4\n")[0].kind == TokenKind::kBadTag);
+  CHECK(lex_memory("[Event \"a\" 1. e4\n")[0].text == "[Event \"a\" 1. e4");
+  CHECK(lex_memory("[Event \"open\"\n*")[0].kind == TokenKind::kBadTag);
+  CHECK(lex_memory("[Event a]")[0].kind == TokenKind::kBadTag);
+  CHECK(lex_memory("[Event \"open\"")[0].kind == TokenKind::kUnterminated);
+  // Only an escaped quote closes the value: it keeps its backslash, with movetext after it too.
+  CHECK(lex_memory("[Event \"T \\\"]\n")[0].value == "T \\");
+  CHECK(lex_memory("[Event \"T \\\"] 1. e4")[0].value == "T \\");
+  // Tags with movetext after them on one line: a later strict close does not reach back past a '['.
+  const auto toks = lex_memory("[A \"1\"] x [B \"2\"] y [C \"3\"\"] z [D \"4\"]");
+  std::vector<std::string> tags;
+  for (const auto& t : toks)
+    if (t.kind == TokenKind::kTag) tags.push_back(t.text + "=" + t.value);
+  CHECK(tags == std::vector<std::string>{"A=1", "B=2", "C=3\"", "D=4"});
+}
+
+TEST_CASE("printable_token: escapes control characters and bad UTF-8, caps the length", "[pgn][lexer]") {
+  CHECK(printable_token("Nf3") == "Nf3");
+  CHECK(printable_token("") == "");
+  // Valid UTF-8 stays: a name, a stray draw, a piece, an emoji.
+  for (const char* kept : {"M\xC3\xBCller", "\xC2\xBD-\xC2\xBD", "\xE2\x99\x94", "\xF0\x9F\x98\x80"}) CHECK(printable_token(kept) == kept);
+  CHECK(printable_token("\x01\x1B[31m") == "\\x01\\x1B[31m");
+  CHECK(printable_token("a\nb\r\tc\x7F") == "a\\x0Ab\\x0D\\x09c\\x7F");
+  CHECK(printable_token("\xFF\xFE") == "\\xFF\\xFE");
+  CHECK(printable_token("\xC0\x80") == "\\xC0\\x80");                  // overlong
+  CHECK(printable_token("\xED\xA0\x80") == "\\xED\\xA0\\x80");         // surrogate
+  CHECK(printable_token("\xF4\x90\x80\x80") == "\\xF4\\x90\\x80\\x80");  // past U+10FFFF
+  CHECK(printable_token("e4\xE2\x99") == "e4\\xE2\\x99");              // cut short
+  CHECK(printable_token("\xC2\x85") == "\\xC2\\x85");                  // C1 control (NEL)
+  CHECK(printable_token("a\xE2\x80\xA8" "b") == "a\\xE2\\x80\\xA8b");  // line separator
+  CHECK(printable_token("\xE2\x80\xAE" "cba") == "\\xE2\\x80\\xAE" "cba");  // right-to-left override
+  // At most 40 characters, each UTF-8 character or escaped byte counting one.
+  CHECK(printable_token(std::string(40, 'N')) == std::string(40, 'N'));
+  CHECK(printable_token(std::string(41, 'N')) == std::string(40, 'N') + "...");
+  std::string halves, shown_halves;
+  for (int i = 0; i < 45; ++i) halves += "\xC2\xBD";
+  for (int i = 0; i < 40; ++i) shown_halves += "\xC2\xBD";
+  CHECK(printable_token(halves) == shown_halves + "...");
+  std::string escapes;
+  for (int i = 0; i < 40; ++i) escapes += "\\x00";
+  CHECK(printable_token(std::string(50, '\0')) == escapes + "...");
+  CHECK(printable_token("abcdef", 3) == "abc...");
+}

@@ -103,6 +103,11 @@ TEST_CASE("resolve_san: loose forms and failures", "[pgn][san]") {
   CHECK(resolve_san(*pos, "", f).is_none());
   CHECK(resolve_san(*pos, "Qa1a2a3a4", f).is_none());
   CHECK(resolve_san(*pos, "Kb8=Q", f).is_none());
+  // The move is quoted printable in the message: control bytes and bad UTF-8 escaped, 40 characters at most.
+  CHECK(resolve_san(*pos, "N\x1B\xFF", f).is_none());
+  CHECK(f.message == "move 'N\\x1B\\xFF': bad destination square");
+  CHECK(resolve_san(*pos, std::string(60, 'N'), f).is_none());
+  CHECK(f.message == "move '" + std::string(40, 'N') + "...': too long");
 }
 
 TEST_CASE("resolve_san: en passant, pins, checks", "[pgn][san]") {

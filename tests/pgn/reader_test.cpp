@@ -2,7 +2,9 @@
 
 #include <filesystem>
 #include <fstream>
+#include <random>
 
+#include "pgn/lexer.h"
 #include "reader_test_util.h"
 #include "tests/formats/book_test_util.h"
 
@@ -86,9 +88,89 @@ TEST_CASE("reader: variations skipped by default, followed on request", "[pgn][r
         "e2e4 e7e5 (1)c7c5 (1)g1f3 (2)b1c3 (2)b8c6 (1)d7d6 (1)e7e6 g1f3 (1)f1c4 b8c6");
   CHECK(followed.games[0].comments == std::vector<std::string>{"main", "side"});
   CHECK_FALSE(followed.games[0].has_error);
-  // A bad move inside a skipped variation is never looked at.
+  // A bad move inside a skipped variation is never looked at; in a followed one it drops that
+  // variation only (see the next test).
   CHECK_FALSE(read_text("1. e4 (1. Ke2 Qxx9) e5 *").games[0].has_error);
-  CHECK(read_text("1. e4 (1. Kxx9) e5 *", o).games[0].error.reason_code == "bad_san");
+  const auto bad_in_followed = read_text("1. e4 (1. Kxx9) e5 *", o);
+  CHECK_FALSE(bad_in_followed.games[0].has_error);
+  CHECK(joined(bad_in_followed.games[0].moves) == "e2e4 e7e5");
+}
+
+TEST_CASE("reader: a bad move in a followed variation drops that variation only, with a warning", "[pgn][reader]") {
+  ReaderOptions o;
+  o.follow_variations = true;
+  {
+    // The tester's file: Qxf7 is illegal in the inner variation; the main line and the outer
+    // variation's good moves stand.
+    RecordingVisitor v;
+    const auto s = read_pgn_text("[Event \"a\"]\n[Result \"1-0\"]\n\n1. e4 e5 (1... c5 2. Nf3 (2. Qxf7)) 2. Nf3 Nc6 1-0\n",
+                                 "var.pgn", v, o);
+    CHECK(s.games_read == 1);
+    CHECK(s.games_used == 1);
+    CHECK(s.skipped_by_reason.empty());
+    CHECK(s.cut_by_reason.empty());
+    REQUIRE(v.games.size() == 1);
+    CHECK_FALSE(v.games[0].has_error);
+    CHECK(v.games[0].result == GameResult::kWhiteWins);
+    CHECK(joined(v.games[0].moves) == "e2e4 e7e5 (1)c7c5 (1)g1f3 g1f3 b8c6");
+    CHECK(s.diagnostics == std::vector<std::string>{
+                               "var.pgn:4: game 1: warning: move 'Qxf7': no queen can move to f7; variation dropped "
+                               "[illegal_move] (token 'Qxf7')"});
+  }
+  // From the bad move to its ')': the rest of that variation, its sub-variations and comments go;
+  // the moves before it, later siblings and the enclosing line go on (each move legal where it is
+  // delivered: RecordingVisitor marks any other "!ILLEGAL").
+  const std::string text =
+      "1. e4 e5 (1... c5 2. Nf3 (2. Nc3 Qxf2 {gone} (2... Nc6) Nc6) 2... d6 (2... Nc6 3. Bb5)) "
+      "(1... e6 2. Ke3 {gone} (2. d4 d5) 2... d5) (1... d5 2. exd5) 2. Nf3 {kept} Nc6 *";
+  for (const auto on_error : {ReaderOptions::OnError::kSkipGame, ReaderOptions::OnError::kCutGame}) {
+    o.on_error = on_error;
+    RecordingVisitor v;
+    const auto s = read_pgn_text(text, "t.pgn", v, o);
+    CHECK(s.games_used == 1);
+    CHECK(s.skipped_by_reason.empty());
+    CHECK(s.cut_by_reason.empty());
+    CHECK_FALSE(v.games[0].has_error);
+    CHECK(joined(v.games[0].moves) ==
+          "e2e4 e7e5 (1)c7c5 (1)g1f3 (2)b1c3 (1)d7d6 (2)b8c6 (2)f1b5 (1)e7e6 (1)d7d5 (1)e4d5 g1f3 b8c6");
+    CHECK(v.games[0].comments == std::vector<std::string>{"kept"});
+    CHECK(s.diagnostics ==
+          std::vector<std::string>{
+              "t.pgn:1: game 1: warning: move 'Qxf2': no queen can move to f2; variation dropped [illegal_move] (token 'Qxf2')",
+              "t.pgn:1: game 1: warning: move 'Ke3': no king can move to e3; variation dropped [illegal_move] (token 'Ke3')"});
+  }
+  o.on_error = ReaderOptions::OnError::kSkipGame;
+  {
+    // A variation that has no move to replace is the bad one; so is one nested too deep.
+    RecordingVisitor v;
+    const auto s = read_pgn_text("{c} (1. d4 d5) 1. e4 (1. d4 ((1. c4))) e5 *", "t.pgn", v, o);
+    CHECK(joined(v.games[0].moves) == "e2e4 (1)d2d4 e7e5");
+    CHECK_FALSE(v.games[0].has_error);
+    CHECK(s.diagnostics == std::vector<std::string>{
+                               "t.pgn:1: game 1: warning: variation before any move; variation dropped [bad_variation] (token '(')",
+                               "t.pgn:1: game 1: warning: variation before any move; variation dropped [bad_variation] (token '(')"});
+    std::string deep = "1. e4 e5 ";
+    for (int i = 0; i < 65; ++i) deep += "(1... d5 ";
+    deep += std::string(65, ')') + " 2. Nf3 *";
+    RecordingVisitor w;
+    const auto d = read_pgn_text(deep, "deep.pgn", w, o);
+    CHECK_FALSE(w.games[0].has_error);
+    REQUIRE(w.games[0].moves.size() == 2 + 64 + 1);
+    CHECK(w.games[0].moves[65] == "(64)d7d5");
+    CHECK(w.games[0].moves[66] == "g1f3");
+    CHECK(d.diagnostics == std::vector<std::string>{"deep.pgn:1: game 1: warning: variations nested deeper than 64; "
+                                                    "variation dropped [too_deep] (token '(')"});
+  }
+  {
+    // A bad main-line move still fails the game, after any warnings.
+    RecordingVisitor v;
+    const auto s = read_pgn_text("1. e4 (1. d4 Kxe1) e5 2. Ke3 *", "t.pgn", v, o);
+    CHECK(v.games[0].error.reason_code == "illegal_move");
+    CHECK(s.skipped_by_reason == std::map<std::string, std::uint64_t>{{"illegal_move", 1}});
+    REQUIRE(s.diagnostics.size() == 2);
+    CHECK(s.diagnostics[0].find("warning: move 'Kxe1'") != std::string::npos);
+    CHECK(s.diagnostics[1] == "t.pgn:1: game 1: move 'Ke3': no king can move to e3 [illegal_move] (token 'Ke3')");
+  }
 }
 
 TEST_CASE("reader: null moves pass the move and the game goes on", "[pgn][reader]") {
@@ -265,5 +347,146 @@ TEST_CASE("reader: max_ply stops move resolution, while game ends, results and t
       CHECK(v.games[4].error.reason_code == "unterminated");
       CHECK(v.games[3].result == GameResult::kDraw);
     }
+  }
+}
+
+TEST_CASE("reader: movetext on a tag's line, and malformed tags say what is wrong", "[pgn][reader]") {
+  for (const std::string text : {"[Event \"a\"]\n[Result \"1-0\"] 1. e4 e5 1-0\n", "[Event \"a\"] [Result \"1-0\"] 1. e4 e5 1-0",
+                                 "[Event \"a\"]\r\n[Result \"1-0\"]\t1.e4 e5 1-0\r\n"}) {
+    INFO(text);
+    RecordingVisitor v;
+    const auto s = read_pgn_text(text, "t.pgn", v, ReaderOptions{});
+    CHECK(s.games_used == 1);
+    CHECK(s.diagnostics.empty());
+    REQUIRE(v.games.size() == 1);
+    CHECK(v.games[0].tags == std::vector<std::pair<std::string, std::string>>{{"Event", "a"}, {"Result", "1-0"}});
+    CHECK(joined(v.games[0].moves) == "e2e4 e7e5");
+    CHECK(v.games[0].result == GameResult::kWhiteWins);
+  }
+  auto two = read_text("[Event \"a\"] 1. e4 e5 1-0 [Event \"b\"] 1. d4 *");
+  REQUIRE(two.games.size() == 2);
+  CHECK(two.games[0].tags == std::vector<std::pair<std::string, std::string>>{{"Event", "a"}});
+  CHECK(two.games[1].tags == std::vector<std::pair<std::string, std::string>>{{"Event", "b"}});
+  CHECK(joined(two.games[1].moves) == "d2d4");
+  // A strict close (quote, ']', then the line's end or '[') still wins, so "] and quotes inside values survive.
+  auto strict = read_text("[Event \"a \"b\"] c\"]\n[Site \"s\"] {x} 1. d4 *\n[Event \"e\"]\n*");
+  REQUIRE(strict.games.size() == 2);
+  CHECK(strict.games[0].tags == std::vector<std::pair<std::string, std::string>>{{"Event", "a \"b\"] c"}, {"Site", "s"}});
+  CHECK(joined(strict.games[0].moves) == "d2d4");
+
+  const auto diagnostic = [](const std::string& text) {
+    RecordingVisitor v;
+    const auto s = read_pgn_text(text, "t.pgn", v, ReaderOptions{});
+    REQUIRE(s.diagnostics.size() == 1);
+    return s.diagnostics[0];
+  };
+  CHECK(diagnostic("[Event \"a\" 1. e4 *\n") ==
+        "t.pgn:1: game 1: malformed tag: the value of 'Event' has no closing quote followed by ']' [bad_tag] "
+        "(token '[Event \"a\" 1. e4 *')");
+  CHECK(diagnostic("[Event a]\n1. e4 *") ==
+        "t.pgn:1: game 1: malformed tag: tag name 'Event' is not followed by a quoted value [bad_tag] (token '[Event a]')");
+  CHECK(diagnostic("[ \"a\"]\n1. e4 *") ==
+        "t.pgn:1: game 1: malformed tag: no tag name after '[' [bad_tag] (token '[ \"a\"]')");
+  CHECK(diagnostic("[Event \"a\"]\n[Site \"open") ==
+        "t.pgn:2: game 1: input ends inside a tag value [unterminated] (token '[Site \"open')");
+  CHECK(diagnostic("1. e4 {open") == "t.pgn:1: game 1: input ends inside a comment [unterminated] (token '{open')");
+}
+
+TEST_CASE("reader: promotion piece in parentheses, e.p. glued or apart", "[pgn][reader]") {
+  auto promotions = read_text("[FEN \"8/P6k/8/8/8/8/1p5K/8 w - - 0 1\"]\n1. a8(Q) b1(n) 2. Qa7+ *");
+  CHECK_FALSE(promotions.games[0].has_error);
+  CHECK(joined(promotions.games[0].moves) == "a7a8q b2b1n a8a7");
+  // With a space, "(Q)" is a variation: the move before it has no promotion piece.
+  auto spaced = read_text("[FEN \"8/P6k/8/8/8/8/1p5K/8 w - - 0 1\"]\n1. a8 (Q) *");
+  CHECK(spaced.games[0].error.reason_code == "missing_promotion");
+  CHECK(spaced.games[0].error.token == "a8");
+
+  for (const char* text : {"1. e4 a6 2. e5 d5 3. exd6e.p. Qxd6 *", "1. e4 a6 2. e5 d5 3. exd6 e.p. Qxd6 *",
+                           "1. e4 a6 2. e5 d5 3. exd6e.p.! Qxd6 *"}) {
+    INFO(text);
+    auto v = read_text(text);
+    CHECK_FALSE(v.games[0].has_error);
+    CHECK(joined(v.games[0].moves) == "e2e4 a7a6 e4e5 d7d5 e5d6 d8d6");
+  }
+  ReaderOptions o;
+  o.follow_variations = true;
+  auto black = read_text("1. a3 e5 2. a4 e4 3. d4 exd3 e.p. (3... exd3e.p. 4. Qxd3) 4. cxd3 *", o);
+  CHECK_FALSE(black.games[0].has_error);
+  CHECK(joined(black.games[0].moves) == "a2a3 e7e5 a3a4 e5e4 d2d4 e4d3 (1)e4d3 (1)d1d3 c2d3");
+}
+
+namespace {
+
+// Counts each game's tags.
+class TagCounter : public Visitor {
+ public:
+  void begin_game(const GameLocation& /*location*/) override { tags.push_back(0); }
+  void tag(std::string_view /*name*/, std::string_view /*value*/) override { ++tags.back(); }
+  std::vector<std::size_t> tags;
+};
+
+}  // namespace
+
+TEST_CASE("reader: a huge tag section, or a line of many tags or games, is read in full", "[pgn][reader]") {
+  // Quadratic work (every tag name against every earlier one, or every tag scanning the rest of its
+  // line) once took minutes here (82 s measured); linear work well under a second. No clock is
+  // asserted (timings belong to benchmarks): ctest's timeout is what a regression would hit.
+  constexpr std::size_t kTags = 400'000;
+  std::string lines, one_line;
+  for (std::size_t i = 0; i < kTags; ++i) {
+    const std::string tag = "[T" + std::to_string(i) + " \"v\"]";
+    lines += tag + "\n";
+    one_line += tag + " ";
+  }
+  std::string games_line;
+  for (std::size_t i = 0; i < kTags / 4; ++i) games_line += "[Event \"g\"] * ";
+  // A repeated name starts the next game: the first name (kept in the list), the last (in the set).
+  for (const std::string& text : {lines + "[T0 \"again\"]\n1. e4 *\n", one_line + "[T399999 \"again\"] 1. e4 *"}) {
+    TagCounter v;
+    const auto s = read_pgn_text(text, "t.pgn", v, ReaderOptions{});
+    CHECK(s.games_read == 2);
+    CHECK(s.games_used == 2);
+    CHECK(v.tags == std::vector<std::size_t>{kTags, 1});
+  }
+  TagCounter games;
+  const auto s = read_pgn_text(games_line + "\n", "t.pgn", games, ReaderOptions{});
+  CHECK(s.games_used == kTags / 4);
+  CHECK(s.diagnostics.empty());
+}
+
+TEST_CASE("reader: diagnostics quote tokens printable, on one line", "[pgn][reader]") {
+  const std::string text = std::string("1. e4 \x01\x02 *\n\n") + "1. e4 \xFF\xFE" + "abc *\n\n" +
+                           "[Event \"x\x07\"\n1. e4 *\n\n" + "1. e4 " + std::string(100, 'N') + " *\n\n" +
+                           "1. e4 {never\nclosed\n";
+  RecordingVisitor v;
+  const auto s = read_pgn_text(text, "t.pgn", v, ReaderOptions{});
+  CHECK(s.diagnostics == std::vector<std::string>{
+                             "t.pgn:1: game 1: unexpected character [bad_token] (token '\\x01')",
+                             "t.pgn:3: game 2: move '\\xFF\\xFEabc': too long [bad_san] (token '\\xFF\\xFEabc')",
+                             "t.pgn:5: game 3: malformed tag: the value of 'Event' has no closing quote followed by ']' "
+                             "[bad_tag] (token '[Event \"x\\x07\"')",
+                             "t.pgn:8: game 4: move '" + std::string(40, 'N') + "...': too long [bad_san] (token '" +
+                                 std::string(40, 'N') + "...')",
+                             "t.pgn:10: game 5: input ends inside a comment [unterminated] (token '{never\\x0Aclosed\\x0A')"});
+  // The visitor gets the token as it is (up to 80 bytes).
+  REQUIRE(v.games.size() == 5);
+  CHECK(v.games[1].error.token == "\xFF\xFE" "abc");
+  CHECK(v.games[3].error.token == std::string(80, 'N'));
+
+  // Random bytes: every diagnostic is printable (escaping changes nothing) and quotes at most 40
+  // characters of its token.
+  std::mt19937 rng(7);
+  std::string noise;
+  for (int i = 0; i < 200'000; ++i) noise += char(rng() % 256);
+  ReaderOptions many;
+  many.max_diagnostics = 100'000;
+  RecordingVisitor w;
+  const auto n = read_pgn_text(noise, "noise.bin", w, many);
+  CHECK(n.diagnostics.size() > 100);
+  for (const auto& d : n.diagnostics) {
+    INFO(d);
+    CHECK(printable_token(d, std::string::npos) == d);
+    const auto token = d.find(" (token '");
+    if (token != std::string::npos) CHECK(d.size() - token <= std::string(" (token '')").size() + 4 * 40 + 3);
   }
 }
