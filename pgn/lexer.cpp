@@ -9,6 +9,8 @@
 #include <emmintrin.h>
 #endif
 
+#include "chess/utf8.h"
+
 namespace tbkit::pgn {
 namespace {
 
@@ -52,34 +54,6 @@ constexpr std::size_t kSuffixCut = ~std::size_t{0};
   return 3;
 }
 
-// Length of the valid UTF-8 sequence at text[i] (its code point in `cp`), or 0.
-std::size_t utf8_sequence(std::string_view text, std::size_t i, char32_t& cp) {
-  const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(text[k]); };
-  const unsigned lead = byte(i);
-  std::size_t n = 0;
-  char32_t least = 0;
-  if (lead < 0x80) {
-    cp = lead;
-    return 1;
-  }
-  if (lead >= 0xC2 && lead <= 0xDF) {
-    n = 2, cp = lead & 0x1F, least = 0x80;
-  } else if (lead >= 0xE0 && lead <= 0xEF) {
-    n = 3, cp = lead & 0x0F, least = 0x800;
-  } else if (lead >= 0xF0 && lead <= 0xF4) {
-    n = 4, cp = lead & 0x07, least = 0x10000;
-  } else {
-    return 0;
-  }
-  if (text.size() - i < n) return 0;
-  for (std::size_t k = 1; k < n; ++k) {
-    if ((byte(i + k) & 0xC0) != 0x80) return 0;
-    cp = cp << 6 | (byte(i + k) & 0x3F);
-  }
-  if (cp < least || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
-  return n;
-}
-
 // Characters that move the cursor, end the line or reorder the text on a terminal.
 bool is_control(char32_t cp) {
   return cp < 0x20 || (cp >= 0x7F && cp <= 0x9F) || cp == 0x2028 || cp == 0x2029 || cp == 0x061C || cp == 0x200E ||
@@ -94,7 +68,7 @@ std::string printable_token(std::string_view text, std::size_t max_chars) {
   std::size_t i = 0;
   for (std::size_t chars = 0; i < text.size() && chars < max_chars; ++chars) {
     char32_t cp = 0;
-    const std::size_t n = utf8_sequence(text, i, cp);
+    const std::size_t n = chess::utf8_sequence(text, i, cp);
     if (n > 0 && !is_control(cp)) {
       out.append(text.substr(i, n));
       i += n;
