@@ -5,12 +5,12 @@
 
 #include <cerrno>
 #include <chrono>
-#include <cstring>
-#include <limits>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <limits>
 #include <memory>
 #include <random>
 #include <sstream>
