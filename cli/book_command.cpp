@@ -190,6 +190,9 @@ int run_build(const BuildOptions& o) {
     std::uint64_t skipped = 0;
     for (const auto& [reason, n] : summary->read.skipped_by_reason) skipped += n;
     if (skipped) msg << ", " << skipped << " skipped as bad";
+    std::uint64_t dropped = 0;
+    for (const auto& [reason, n] : summary->read.dropped_by_reason) dropped += n;
+    if (dropped) msg << ", " << dropped << " bad variation" << (dropped == 1 ? "" : "s") << " dropped";
     if (summary->games_filtered) msg << ", " << summary->games_filtered << " filtered out";
     if (!b.output.empty()) msg << "; " << b.output.string() << ": " << summary->info.position_count << " positions, " << summary->info.entry_count << " entries";
     if (!b.polyglot_output.empty()) msg << "; " << b.polyglot_output.string() << ": " << summary->polyglot_entries << " entries";

@@ -65,6 +65,12 @@ void print_text(const pgn::ReadSummary& s, std::uint64_t moves, double secs, dou
     std::cout << "games cut: " << cut << '\n';
     for (const auto& [reason, n] : s.cut_by_reason) std::cout << "  " << reason << ": " << n << '\n';
   }
+  std::uint64_t dropped = 0;
+  for (const auto& [reason, n] : s.dropped_by_reason) dropped += n;
+  if (dropped > 0) {
+    std::cout << "variations dropped: " << dropped << '\n';
+    for (const auto& [reason, n] : s.dropped_by_reason) std::cout << "  " << reason << ": " << n << '\n';
+  }
   std::cout << "moves: " << moves << '\n' << "bytes: " << s.bytes << '\n';
   char line[160];
   std::snprintf(line, sizeof line, "time: %.3f s, %.1f MB/s, %.0f games/s (%d thread%s); CPU %.3f s, %.1f MB per CPU second\n",
@@ -86,6 +92,7 @@ void print_json(const pgn::ReadSummary& s, std::uint64_t moves, double secs, dou
   std::ostringstream o;
   o << "{\"games_read\": " << s.games_read << ", \"games_used\": " << s.games_used
     << ", \"skipped_by_reason\": " << map_json(s.skipped_by_reason) << ", \"cut_by_reason\": " << map_json(s.cut_by_reason)
+    << ", \"dropped_by_reason\": " << map_json(s.dropped_by_reason)
     << ", \"moves\": " << moves << ", \"bytes\": " << s.bytes << ", \"threads\": " << threads;
   char nums[240];
   std::snprintf(nums, sizeof nums,

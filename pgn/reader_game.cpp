@@ -137,6 +137,7 @@ void GameParser::fail(const char* reason, std::string message, const Token& t) {
 void GameParser::reject(const char* reason, std::string message, const Token& t, int depth) {
   if (depth == 0) return fail(reason, std::move(message), t);
   skip_depth_ = depth - 1;  // as if the variation had been skipped from its '(' on
+  ++c_.dropped_by_reason[reason];
   if (c_.diagnostics.size() >= o_.max_diagnostics) return;
   Diagnostic d{location_, GameError{reason, std::move(message) + "; variation dropped", lx_.line_of(t.offset),
                                     printable_token(t.text)},
@@ -403,6 +404,7 @@ void add_counts(ReadSummary& summary, const ParseCounts& counts, std::size_t max
   summary.games_used += counts.games_used;
   for (const auto& [k, n] : counts.skipped_by_reason) summary.skipped_by_reason[k] += n;
   for (const auto& [k, n] : counts.cut_by_reason) summary.cut_by_reason[k] += n;
+  for (const auto& [k, n] : counts.dropped_by_reason) summary.dropped_by_reason[k] += n;
   for (const auto& d : counts.diagnostics) {
     if (summary.diagnostics.size() >= max_diagnostics) break;
     summary.diagnostics.push_back(format_diagnostic(d));

@@ -25,6 +25,7 @@ struct ParseCounts {
   std::uint64_t games_used = 0;
   std::map<std::string, std::uint64_t> skipped_by_reason;
   std::map<std::string, std::uint64_t> cut_by_reason;
+  std::map<std::string, std::uint64_t> dropped_by_reason;  // followed variations dropped
   std::vector<Diagnostic> diagnostics;
 };
 

@@ -85,6 +85,8 @@ struct ReadSummary {
   std::uint64_t bytes = 0;  // bytes of PGN text (after decompression)
   std::map<std::string, std::uint64_t> skipped_by_reason;
   std::map<std::string, std::uint64_t> cut_by_reason;  // kCutGame only
+  // Followed variations dropped for a bad move (or too deep, or before any move); their games go on.
+  std::map<std::string, std::uint64_t> dropped_by_reason;
   std::vector<std::string> diagnostics;                // first max_diagnostics messages
 };
 

@@ -197,3 +197,15 @@ TEST_CASE("CLI: book probe tells a directory, a damaged tbkit book and a non-boo
   CHECK(r.code == 5);
   CHECK_THAT(r.err, Catch::Contains("empty.bin: the book holds no entries"));
 }
+
+TEST_CASE("CLI: book build --variations keeps a game whose side line has a bad move, and says so", "[pgn][book][cli]") {
+  test::ScratchDir dir;
+  const auto pgn = dir / "var.pgn";
+  const std::string text = "[Event \"a\"]\n[Result \"1-0\"]\n\n1. e4 e5 (1... c5 2. Nf3 (2. Qxf7)) 2. Nf3 Nc6 1-0\n";
+  test::write_bytes(pgn, std::vector<char>(text.begin(), text.end()));
+  // Once the whole game was skipped ("0 recorded, 1 skipped as bad").
+  auto r = tbkit_run("book build -t 1 '" + pgn.string() + "' --variations -o '" + (dir / "v.tbb").string() + "'", dir);
+  CHECK(r.code == 0);
+  CHECK_THAT(r.err, Catch::Contains("book: 1 games read, 1 recorded, 1 bad variation dropped;") && Catch::Contains("v.tbb: 5 positions, 6 entries"));
+  CHECK_THAT(r.err, Catch::Contains("warning: move 'Qxf7'"));
+}

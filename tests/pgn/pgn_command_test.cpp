@@ -2,9 +2,12 @@
 #include <catch2/catch.hpp>
 
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "reader_test_util.h"
@@ -60,4 +63,19 @@ TEST_CASE("tbkit pgn scan: summary and exit codes", "[pgn][cli]") {
   auto stdin_run = run_tbkit("pgn scan -q - < " + data_path("pgn/small.pgn"));
   CHECK(stdin_run.exit_code == 0);
   CHECK(stdin_run.out.find("games read: 2\n") != std::string::npos);
+}
+
+TEST_CASE("tbkit pgn scan --variations counts the variations it dropped", "[pgn][cli]") {
+  const auto path = std::filesystem::temp_directory_path() / ("tbkit-pgn-var-" + std::to_string(::getpid()) + ".pgn");
+  std::ofstream(path) << "[Event \"a\"]\n[Result \"1-0\"]\n\n1. e4 e5 (1... c5 2. Nf3 (2. Qxf7)) 2. Nf3 Nc6 1-0\n";
+  auto text = run_tbkit("pgn scan -q --variations " + path.string());
+  CHECK(text.exit_code == 0);
+  CHECK(text.out.find("games used: 1\ngames skipped: 0\n") != std::string::npos);
+  CHECK(text.out.find("variations dropped: 1\n  illegal_move: 1\n") != std::string::npos);
+  auto json = run_tbkit("pgn scan -q --json --variations " + path.string());
+  CHECK(json.out.find("\"dropped_by_reason\": {\"illegal_move\": 1}") != std::string::npos);
+  // Without --variations the variation is not read, so nothing is dropped.
+  auto plain = run_tbkit("pgn scan -q " + path.string());
+  CHECK(plain.out.find("variations dropped") == std::string::npos);
+  std::filesystem::remove(path);
 }

@@ -109,6 +109,7 @@ TEST_CASE("reader: a bad move in a followed variation drops that variation only,
     CHECK(s.games_used == 1);
     CHECK(s.skipped_by_reason.empty());
     CHECK(s.cut_by_reason.empty());
+    CHECK(s.dropped_by_reason == std::map<std::string, std::uint64_t>{{"illegal_move", 1}});
     REQUIRE(v.games.size() == 1);
     CHECK_FALSE(v.games[0].has_error);
     CHECK(v.games[0].result == GameResult::kWhiteWins);
@@ -130,6 +131,7 @@ TEST_CASE("reader: a bad move in a followed variation drops that variation only,
     CHECK(s.games_used == 1);
     CHECK(s.skipped_by_reason.empty());
     CHECK(s.cut_by_reason.empty());
+    CHECK(s.dropped_by_reason == std::map<std::string, std::uint64_t>{{"illegal_move", 2}});
     CHECK_FALSE(v.games[0].has_error);
     CHECK(joined(v.games[0].moves) ==
           "e2e4 e7e5 (1)c7c5 (1)g1f3 (2)b1c3 (1)d7d6 (2)b8c6 (2)f1b5 (1)e7e6 (1)d7d5 (1)e4d5 g1f3 b8c6");
@@ -149,6 +151,7 @@ TEST_CASE("reader: a bad move in a followed variation drops that variation only,
     CHECK(s.diagnostics == std::vector<std::string>{
                                "t.pgn:1: game 1: warning: variation before any move; variation dropped [bad_variation] (token '(')",
                                "t.pgn:1: game 1: warning: variation before any move; variation dropped [bad_variation] (token '(')"});
+    CHECK(s.dropped_by_reason == std::map<std::string, std::uint64_t>{{"bad_variation", 2}});
     std::string deep = "1. e4 e5 ";
     for (int i = 0; i < 65; ++i) deep += "(1... d5 ";
     deep += std::string(65, ')') + " 2. Nf3 *";
@@ -160,6 +163,7 @@ TEST_CASE("reader: a bad move in a followed variation drops that variation only,
     CHECK(w.games[0].moves[66] == "g1f3");
     CHECK(d.diagnostics == std::vector<std::string>{"deep.pgn:1: game 1: warning: variations nested deeper than 64; "
                                                     "variation dropped [too_deep] (token '(')"});
+    CHECK(d.dropped_by_reason == std::map<std::string, std::uint64_t>{{"too_deep", 1}});
   }
   {
     // A bad main-line move still fails the game, after any warnings.
