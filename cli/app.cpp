@@ -12,6 +12,16 @@
 #include "cli/version.h"
 
 namespace tbkit::cli {
+namespace {
+
+// `word` names no subcommand of the command `named` ("" for tbkit itself, or e.g. "book").
+int no_such_command(const std::string& named, const std::string& word) {
+  const std::string prefix = named.empty() ? "" : named + " ";
+  std::cerr << "tbkit: no command '" << prefix << word << "'; run 'tbkit " << prefix << "--help' for the list\n";
+  return kExitBadInput;
+}
+
+}  // namespace
 
 int run(int argc, char** argv) {
   // Before any thread starts: Ctrl-C and friends remove the guarded temporary files (cli/interrupt.h).
@@ -47,9 +57,7 @@ int run(int argc, char** argv) {
       for (const auto* sub : at->get_subcommands({}))
         if (sub->get_name() == word && sub != help) next = sub;
       if (!next) {
-        std::cerr << "tbkit: no command '" << (named.empty() ? word : named + " " + word) << "'; run 'tbkit "
-                  << (named.empty() ? "" : named + " ") << "--help' for the list\n";
-        exit_code = kExitBadInput;
+        exit_code = no_such_command(named, word);
         return;
       }
       if (at != &app) prefix += " " + at->get_name();
@@ -71,10 +79,8 @@ int run(int argc, char** argv) {
       named += (named.empty() ? "" : " ") + at->get_name();
     }
     const auto rest = at->remaining();
-    if (at != &app && at->get_require_subcommand_min() > 0 && at->get_subcommands().empty() && !rest.empty()) {
-      std::cerr << "tbkit: no command '" << named << " " << rest.front() << "'; run 'tbkit " << named << " --help' for the list\n";
-      return kExitBadInput;
-    }
+    if (at != &app && at->get_require_subcommand_min() > 0 && at->get_subcommands().empty() && !rest.empty())
+      return no_such_command(named, rest.front());
     const int code = app.exit(e);
     return code == 0 ? 0 : kExitBadInput;
   } catch (const CLI::ParseError& e) {

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdio>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <sstream>
 
@@ -56,21 +57,17 @@ double cpu_seconds() {
 
 void print_text(const pgn::ReadSummary& s, std::uint64_t moves, double secs, double cpu, int threads) {
   std::cout << "games read: " << s.games_read << '\n' << "games used: " << s.games_used << '\n';
-  std::uint64_t skipped = 0, cut = 0;
-  for (const auto& [reason, n] : s.skipped_by_reason) skipped += n;
-  for (const auto& [reason, n] : s.cut_by_reason) cut += n;
-  std::cout << "games skipped: " << skipped << '\n';
-  for (const auto& [reason, n] : s.skipped_by_reason) std::cout << "  " << reason << ": " << n << '\n';
-  if (cut > 0) {
-    std::cout << "games cut: " << cut << '\n';
-    for (const auto& [reason, n] : s.cut_by_reason) std::cout << "  " << reason << ": " << n << '\n';
-  }
-  std::uint64_t dropped = 0;
-  for (const auto& [reason, n] : s.dropped_by_reason) dropped += n;
-  if (dropped > 0) {
-    std::cout << "variations dropped: " << dropped << '\n';
-    for (const auto& [reason, n] : s.dropped_by_reason) std::cout << "  " << reason << ": " << n << '\n';
-  }
+  // A count by reason: its total, then each reason (a count that may be empty is left out then).
+  const auto by_reason = [](const char* label, const std::map<std::string, std::uint64_t>& counts, bool always) {
+    std::uint64_t total = 0;
+    for (const auto& [reason, n] : counts) total += n;
+    if (total == 0 && !always) return;
+    std::cout << label << ": " << total << '\n';
+    for (const auto& [reason, n] : counts) std::cout << "  " << reason << ": " << n << '\n';
+  };
+  by_reason("games skipped", s.skipped_by_reason, true);
+  by_reason("games cut", s.cut_by_reason, false);
+  by_reason("variations dropped", s.dropped_by_reason, false);
   std::cout << "moves: " << moves << '\n' << "bytes: " << s.bytes << '\n';
   char line[160];
   std::snprintf(line, sizeof line, "time: %.3f s, %.1f MB/s, %.0f games/s (%d thread%s); CPU %.3f s, %.1f MB per CPU second\n",

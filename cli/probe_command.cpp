@@ -192,13 +192,13 @@ int run_probe(const ProbeOptions& o) {
   if (machine > 0 && (std::uint64_t(o.cache_mib) << 20) > machine)
     return report(make_error(ErrorCode::kInvalidArgument, "--cache: " + std::to_string(o.cache_mib) + " MiB is more than this machine's memory (" +
                                                               std::to_string(machine >> 20) + " MiB)"));
-  std::optional<Result<probe::Tablebase>> opened;
-  try {
-    opened.emplace(probe::Tablebase::open(dirs, {.cache_bytes = o.cache_mib << 20}));
-  } catch (const std::bad_alloc&) {  // the cache is allocated up front
-    return report(make_error(ErrorCode::kInvalidArgument, "--cache: cannot allocate " + std::to_string(o.cache_mib) + " MiB; give a smaller cache"));
-  }
-  auto& tb = *opened;
+  auto tb = [&]() -> Result<probe::Tablebase> {
+    try {
+      return probe::Tablebase::open(dirs, {.cache_bytes = o.cache_mib << 20});
+    } catch (const std::bad_alloc&) {  // the cache is allocated up front
+      return make_error(ErrorCode::kInvalidArgument, "--cache: cannot allocate " + std::to_string(o.cache_mib) + " MiB; give a smaller cache");
+    }
+  }();
   if (!tb) return report(tb.error());
   std::string input;
   for (const auto& w : o.fen) input += (input.empty() ? "" : " ") + w;

@@ -84,6 +84,18 @@ std::string printable_token(std::string_view text, std::size_t max_chars) {
   return out;
 }
 
+std::string describe_bad_tag(std::string_view line) {
+  std::size_t i = 1;
+  while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
+  const std::size_t name = i;
+  while (i < line.size() && has(line[i], kTagNameChar)) ++i;
+  if (i == name) return "malformed tag: no tag name after '['";
+  const std::string quoted_name = "'" + printable_token(line.substr(name, i - name)) + "'";
+  while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
+  if (i == line.size() || line[i] != '"') return "malformed tag: tag name " + quoted_name + " is not followed by a quoted value";
+  return "malformed tag: the value of " + quoted_name + " has no closing quote followed by ']'";
+}
+
 std::uint64_t count_newlines(const char* begin, const char* end) {
   std::uint64_t n = 0;
   const char* p = begin;

@@ -46,6 +46,11 @@ struct Token {
 // character or an escaped byte each) are kept; "..." marks a cut. Thread-safe.
 [[nodiscard]] std::string printable_token(std::string_view text, std::size_t max_chars = 40);
 
+// Why a kBadTag token (a '[' line) is not a tag pair, by the lexer's own rules: "malformed tag: "
+// and no tag name after '[', a name not followed by a quoted value, or a value with no closing
+// quote followed by ']'. The name is quoted printable.
+[[nodiscard]] std::string describe_bad_tag(std::string_view line);
+
 class Lexer {
  public:
   // Streams from `input`, reading `buffer_size` bytes at a time (the buffer grows for longer tokens).

@@ -44,23 +44,6 @@ bool is_standard_variant(std::string_view v) {
          lower == "fromposition";
 }
 
-// Why a '[' line is not a tag pair (the lexer's rules, checked again on the error path only).
-std::string describe_bad_tag(std::string_view line) {
-  const auto is_name_char = [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
-  };
-  std::size_t i = 1;
-  while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
-  const std::size_t name = i;
-  while (i < line.size() && is_name_char(line[i])) ++i;
-  if (i == name) return "malformed tag: no tag name after '['";
-  const std::string quoted_name = "'" + printable_token(line.substr(name, i - name)) + "'";
-  while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
-  if (i == line.size() || line[i] != '"')
-    return "malformed tag: tag name " + quoted_name + " is not followed by a quoted value";
-  return "malformed tag: the value of " + quoted_name + " has no closing quote followed by ']'";
-}
-
 void unescape_into(std::string_view raw, std::string& out) {
   out.clear();
   for (std::size_t i = 0; i < raw.size(); ++i) {

@@ -1,7 +1,6 @@
 #include "probe/player/match.h"
 
 #include <algorithm>
-#include <cctype>
 #include <chrono>
 #include <memory>
 #include <optional>
@@ -11,17 +10,13 @@
 #include "chess/fen.h"
 #include "chess/movegen.h"
 #include "chess/notation.h"
+#include "probe/player/uci.h"
 #include "probe/player/uci_process.h"
 
 namespace tbkit::player {
 namespace {
 
 constexpr std::int64_t kHandshakeMs = 20000;
-
-std::string lower(std::string s) {
-  for (char& c : s) c = char(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
 
 // One engine of the match: its process (restarted after a crash or a hang) and its name.
 class Player {
@@ -35,44 +30,45 @@ class Player {
     if (!p) return p.error();
     process_ = std::make_unique<UciProcess>(std::move(*p));
     if (Status st = process_->send("uci"); !st) return st;
-    std::vector<std::string> offered;  // the option names the engine announces, lower case
+    std::vector<std::string> offered;  // the option names the engine announces
     while (true) {
       auto line = process_->read_line(kHandshakeMs);
       if (!line) return make_error(ErrorCode::kIo, "engine '" + spec_.command + "' did not answer 'uci' with 'uciok'");
       if (line->rfind("id name ", 0) == 0 && name_.empty()) name_ = line->substr(8);
       if (line->rfind("option name ", 0) == 0) {
         const auto type = line->find(" type ", 12);
-        offered.push_back(lower(line->substr(12, type == std::string::npos ? std::string::npos : type - 12)));
+        offered.push_back(line->substr(12, type == std::string::npos ? std::string::npos : type - 12));
       }
       if (*line == "uciok") break;
     }
     if (!spec_.name.empty()) name_ = spec_.name;
     if (name_.empty()) name_ = spec_.command;
     // A misspelt option would otherwise play the whole match with the engine's default: refuse.
-    // (UCI option names are not case sensitive.)
     for (const auto& [k, v] : spec_.options) {
-      if (std::find(offered.begin(), offered.end(), lower(k)) == offered.end())
+      if (std::none_of(offered.begin(), offered.end(), [&](const std::string& o) { return same_option_name(o, k); }))
         return make_error(ErrorCode::kInvalidArgument, "engine '" + spec_.command + "' has no option '" + k + "'");
       if (Status st = process_->send("setoption name " + k + " value " + v); !st) return st;
     }
-    if (spec_.options.empty()) return sync();
-    // The engine's complaints about a value arrive before its readyok: tbkit's "info string error",
-    // Stockfish's "No such option" and the like end the match before it starts.
+    return sync(!spec_.options.empty());
+  }
+
+  // isready, then the lines up to readyok. With `check_option_replies`, the engine's complaints
+  // about the options just set (they arrive before its readyok: tbkit's "info string error",
+  // Stockfish's "No such option") end the match before it starts.
+  Status sync(bool check_option_replies = false) {
     if (Status st = process_->send("isready"); !st) return st;
+    const auto unanswered = [&] { return make_error(ErrorCode::kIo, "engine '" + spec_.command + "' did not answer 'isready'"); };
+    if (!check_option_replies) {
+      if (!process_->wait_for("readyok", kHandshakeMs)) return unanswered();
+      return {};
+    }
     while (true) {
       auto line = process_->read_line(kHandshakeMs);
-      if (!line) return make_error(ErrorCode::kIo, "engine '" + spec_.command + "' did not answer 'isready'");
+      if (!line) return unanswered();
       if (*line == "readyok") return {};
       if (line->rfind("info string error", 0) == 0 || line->rfind("No such option", 0) == 0)
         return make_error(ErrorCode::kInvalidArgument, "engine '" + spec_.command + "' rejected an option: " + *line);
     }
-  }
-
-  Status sync() {
-    if (Status st = process_->send("isready"); !st) return st;
-    if (!process_->wait_for("readyok", kHandshakeMs))
-      return make_error(ErrorCode::kIo, "engine '" + spec_.command + "' did not answer 'isready'");
-    return {};
   }
 
   Status new_game() {

@@ -1,7 +1,6 @@
 // The player's table oracle over probe::Tablebase.
 #include "probe/player/table_oracle.h"
 
-#include <atomic>
 #include <mutex>
 #include <set>
 #include <sstream>
@@ -40,9 +39,7 @@ class TablebaseOracle final : public RootTableOracle {
   }
 
   std::vector<std::string> take_errors() const override {
-    if (!pending_.load(std::memory_order_acquire)) return {};
     std::lock_guard lock(mutex_);
-    pending_.store(false, std::memory_order_relaxed);
     return std::exchange(new_errors_, {});
   }
 
@@ -53,7 +50,6 @@ class TablebaseOracle final : public RootTableOracle {
     std::lock_guard lock(mutex_);
     if (!seen_.insert(e.message).second) return;
     new_errors_.push_back(e.message);
-    pending_.store(true, std::memory_order_release);
   }
 
   probe::Tablebase tb_;
@@ -61,7 +57,6 @@ class TablebaseOracle final : public RootTableOracle {
   mutable std::mutex mutex_;
   mutable std::set<std::string> seen_;
   mutable std::vector<std::string> new_errors_;
-  mutable std::atomic<bool> pending_{false};
 };
 
 }  // namespace

@@ -129,12 +129,7 @@ class UciSession {
       if (!target.empty()) target += ' ';
       target += w[i];
     }
-    // UCI: option names are not case sensitive.
-    const auto named = [&](std::string_view option) {
-      return name.size() == option.size() && std::equal(name.begin(), name.end(), option.begin(), [](char a, char b) {
-               return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
-             });
-    };
+    const auto named = [&](std::string_view option) { return same_option_name(name, option); };
     std::int64_t n = 0;
     if (named("Hash")) {
       if (!parse_int64(value, n) || n < 1) return error("Hash: expected a number of MiB, got '" + value + "'");
@@ -202,6 +197,12 @@ class UciSession {
 };
 
 }  // namespace
+
+bool same_option_name(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+         });
+}
 
 std::string format_info(const SearchInfo& info) {
   std::ostringstream s;

@@ -6,6 +6,7 @@
 #include <istream>
 #include <ostream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "chess/position.h"
@@ -18,6 +19,9 @@ namespace tbkit::player {
 // search finishes first unless it is infinite).
 // Errors in commands are reported as "info string error: ..." lines and the loop continues.
 void run_uci(std::istream& in, std::ostream& out);
+
+// UCI option names are not case sensitive: "Hash" and "hash" name one option.
+[[nodiscard]] bool same_option_name(std::string_view a, std::string_view b);
 
 // "info depth D seldepth S score cp X|mate N nodes N nps N time T pv m1 m2 ..."
 [[nodiscard]] std::string format_info(const SearchInfo& info);
