@@ -45,7 +45,8 @@ class Player {
     if (name_.empty()) name_ = spec_.command;
     // A misspelt option would otherwise play the whole match with the engine's default: refuse.
     for (const auto& [k, v] : spec_.options) {
-      if (std::none_of(offered.begin(), offered.end(), [&](const std::string& o) { return same_option_name(o, k); }))
+      const std::string& option = k;  // (clang 14 lambdas cannot capture a structured binding)
+      if (std::none_of(offered.begin(), offered.end(), [&](const std::string& o) { return same_option_name(o, option); }))
         return make_error(ErrorCode::kInvalidArgument, "engine '" + spec_.command + "' has no option '" + k + "'");
       if (Status st = process_->send("setoption name " + k + " value " + v); !st) return st;
     }
