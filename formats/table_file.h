@@ -156,6 +156,18 @@ class TableEncoder {
   // that differ), kIo.
   [[nodiscard]] Result<std::vector<std::byte>> encode_block(std::span<const DtmValue> values,
                                                             std::span<const SlotFreedom> freedom) const;
+  // Symbol keys (version 3 with the default fill, FillMode::kPrevious, and preference-ordered
+  // symbols: keyed() says so): a caller that gathers blocks itself may look each slot's key up
+  // once (symbol_key), then code a block from keys with fill_code and compress it with
+  // compress_coded. The bytes are encode_block(values, freedom)'s for the same slots.
+  [[nodiscard]] bool keyed() const;
+  // kFreeKey for a free slot (illegal, or kAny); else the value's code, with kNoBetterKey set
+  // for a kNoBetter slot. Only for keyed() encoders and the values the counts held.
+  [[nodiscard]] std::uint16_t symbol_key(DtmValue value, SlotFreedom freedom) const;
+  [[nodiscard]] int symbol_width() const;  // bytes per coded slot: 1 or 2
+  // The compressed bytes of one block already coded (symbol_width() bytes per slot, little
+  // endian). Thread-safe. Errors: kInvalidArgument (empty or oversized), kIo.
+  [[nodiscard]] Result<std::vector<std::byte>> compress_coded(std::span<const std::byte> coded) const;
   // The file's size given the sum of its blocks' compressed sizes (header, symbols, dictionary,
   // block index and blocks), without assembling it.
   [[nodiscard]] std::uint64_t file_size(std::uint64_t block_bytes) const;
@@ -168,6 +180,18 @@ class TableEncoder {
   explicit TableEncoder(std::shared_ptr<const Impl> impl) : impl_(std::move(impl)) {}
   std::shared_ptr<const Impl> impl_;
 };
+
+// The keyed form of the default fill (TableEncoder::keyed): the code a slot of `key` stores,
+// `previous` being the code stored before it (0 at a block's start). A free slot repeats the
+// previous code; a kNoBetter slot repeats it when that value is no better than its own (codes
+// are in preference order, so: not above its own code); any other slot stores its own code.
+inline constexpr std::uint16_t kFreeKey = 0xFFFF, kNoBetterKey = 0x8000;
+[[nodiscard]] constexpr std::uint16_t fill_code(std::uint16_t& previous, std::uint16_t key) {
+  if (key == kFreeKey) return previous;
+  const std::uint16_t own = key & std::uint16_t(~kNoBetterKey);
+  if ((key & kNoBetterKey) && previous <= own) return previous;
+  return previous = own;
+}
 
 // Writes `bytes` to path + ".tmp", fsyncs, renames it to `path`; removes the tmp file on failure.
 [[nodiscard]] Status write_file_atomically(const std::filesystem::path& path, std::span<const std::byte> bytes);

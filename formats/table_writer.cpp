@@ -6,6 +6,7 @@
 #include <zstd.h>
 
 #include <algorithm>
+#include <cassert>
 #include <cerrno>
 #include <cstring>
 #include <memory>
@@ -266,6 +267,8 @@ struct TableEncoder::Impl {
   // Codes one block's values (a slice of a side, or values the caller gathered) into `out`.
   Status encode_values(std::span<const DtmValue> values, std::span<const SlotFreedom> slot_freedom,
                        std::uint16_t previous, std::vector<std::byte>& out) const;
+  // Compresses one coded block into `out`.
+  Status compress(std::span<const std::byte> raw, std::vector<std::byte>& out) const;
 };
 
 namespace {
@@ -386,6 +389,32 @@ Result<std::vector<std::byte>> TableEncoder::encode_block(std::span<const DtmVal
   return out;
 }
 
+bool TableEncoder::keyed() const {
+  const Impl& im = *impl_;
+  const SymbolOrder order = im.options.symbol_order;
+  return im.one_side && im.options.fill == FillMode::kPrevious && im.options.fill_illegal &&
+         (order == SymbolOrder::kDefault || order == SymbolOrder::kPreference) && im.symbols.values.size() < kNoBetterKey;
+}
+
+std::uint16_t TableEncoder::symbol_key(DtmValue value, SlotFreedom freedom) const {
+  assert(keyed());
+  if (value.is_illegal() || freedom == SlotFreedom::kAny) return kFreeKey;
+  const std::uint16_t code = impl_->symbols.code_of[value.raw()];
+  return freedom == SlotFreedom::kNoBetter ? std::uint16_t(code | kNoBetterKey) : code;
+}
+
+int TableEncoder::symbol_width() const { return impl_->header.symbol_width; }
+
+Result<std::vector<std::byte>> TableEncoder::compress_coded(std::span<const std::byte> coded) const {
+  const Impl& im = *impl_;
+  const std::uint64_t width = im.header.symbol_width;
+  if (coded.empty() || coded.size() % width != 0 || coded.size() / width > im.header.block_values)
+    return make_error(ErrorCode::kInvalidArgument, "table encoder: a coded block holds 1 to block_values() slots");
+  std::vector<std::byte> out;
+  if (Status st = im.compress(coded, out); !st) return st.error();
+  return out;
+}
+
 std::uint64_t TableEncoder::file_size(std::uint64_t block_bytes) const {
   return impl_->header.data_offset() + block_bytes;
 }
@@ -401,6 +430,12 @@ Status TableEncoder::Impl::encode_values(std::span<const DtmValue> values, std::
   else
     code_block(values, slot_freedom, im.symbols, h.symbol_width, im.options.fill_illegal, previous, raw,
                im.options.fill == FillMode::kNext);
+  return compress(raw, out);
+}
+
+Status TableEncoder::Impl::compress(std::span<const std::byte> raw, std::vector<std::byte>& out) const {
+  const Impl& im = *this;
+  const Header& h = im.header;
   if (h.codec == layout::kCodecLzma2) {
     const TableWriteOptions& o = im.options;
     const bool v3 = h.version >= 3;  // version 3's tuned defaults (docs/formats/table.md)

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cassert>
+#include <optional>
 
 #include "gen/parallel.h"
 
@@ -125,6 +126,47 @@ std::vector<std::uint64_t> value_counts(const SolvedTable& table, Color side, co
   return counts;
 }
 
+// The stand-in codec's options.
+formats::TableWriteOptions stand_in_options() {
+  formats::TableWriteOptions options;
+  options.codec = formats::BlockCodec::kZstd;
+  options.compression_level = 1;
+  return options;
+}
+
+// Each slot's symbol key (TableEncoder::symbol_key) for `side`, by index; `encoder` keyed().
+std::vector<std::uint16_t> slot_keys(const SolvedTable& table, Color side, const NoBetterMarks& marks,
+                                     const formats::TableEncoder& encoder, tbb::task_arena& arena) {
+  const auto& values = table.values[index_of(side)];
+  std::vector<std::uint16_t> keys(values.size());
+  parallel_chunks(arena, keys.size(), kChunk, [&](std::uint64_t first, std::uint64_t last) {
+    for (std::uint64_t i = first; i < last; ++i) keys[i] = encoder.symbol_key(values[i], freedom_at(values[i], marks, i));
+  });
+  return keys;
+}
+
+// Block k of `side` in `order`, coded from its slots' keys (the fill starts afresh at each block)
+// and compressed: encode_block's bytes for the same slots, without gathering values first.
+Result<std::vector<std::byte>> encode_keyed_block(const formats::TableEncoder& encoder,
+                                                  std::span<const std::uint16_t> keys, const StorageOrder& order,
+                                                  std::uint64_t k) {
+  const std::uint64_t lo = k * encoder.block_values(), hi = std::min<std::uint64_t>(keys.size(), lo + encoder.block_values());
+  thread_local std::vector<std::byte> coded;  // kept by the thread for its next block
+  const int width = encoder.symbol_width();
+  coded.resize((hi - lo) * std::size_t(width));
+  std::uint16_t previous = 0;
+  std::byte* out = coded.data();
+  if (width == 1)
+    order.for_each_slot(lo, hi, [&](std::uint64_t, std::uint64_t i) { *out++ = std::byte(formats::fill_code(previous, keys[i])); });
+  else
+    order.for_each_slot(lo, hi, [&](std::uint64_t, std::uint64_t i) {
+      const std::uint16_t code = formats::fill_code(previous, keys[i]);
+      *out++ = std::byte(code & 0xFF);
+      *out++ = std::byte(code >> 8);
+    });
+  return encoder.compress_coded(coded);
+}
+
 // The zstd-1 stand-in for the writer's codec (docs/formats/table.md): bytes of the capture-resolved
 // symbols of `side` in `order`, over the storage slots [first, first + count) of each window,
 // joined. `counts` are value_counts' for the same arguments. Each block is gathered by the
@@ -142,13 +184,10 @@ std::uint64_t proxy_bytes(const SolvedTable& table, Color side, const NoBetterMa
                           const std::atomic<std::uint64_t>* bound = nullptr) {
   std::uint64_t total = 0;
   for (const auto& window : windows) total += window.second;
-  formats::TableWriteOptions options;
-  options.codec = formats::BlockCodec::kZstd;
-  options.compression_level = 1;
   formats::TableInfo info;
   info.material = table.material().name();
   info.positions_per_side = total;
-  auto encoder = formats::TableEncoder::create_from_counts(info, side, true, counts, options);
+  auto encoder = formats::TableEncoder::create_from_counts(info, side, true, counts, stand_in_options());
   if (!encoder) return kFailed;
   const std::uint64_t per_block = encoder->block_values();
   std::vector<std::uint64_t> sizes(encoder->block_count(), kFailed);
@@ -181,6 +220,27 @@ std::uint64_t proxy_bytes(const SolvedTable& table, Color side, const NoBetterMa
     sum += size;
   }
   return encoder->file_size(sum);
+}
+
+// proxy_bytes over the whole table from a side's keys and its zstd-1 encoder (keyed()).
+std::uint64_t keyed_proxy_bytes(const formats::TableEncoder& encoder, std::span<const std::uint16_t> keys,
+                                const StorageOrder& order, tbb::task_arena& arena,
+                                const std::atomic<std::uint64_t>* bound = nullptr) {
+  std::vector<std::uint64_t> sizes(encoder.block_count(), kFailed);
+  std::atomic<std::uint64_t> done{encoder.file_size(0)};
+  parallel_each(arena, sizes.size(), [&](std::uint64_t k) {
+    if (bound && done.load(std::memory_order_relaxed) > bound->load(std::memory_order_relaxed)) return;
+    if (auto bytes = encode_keyed_block(encoder, keys, order, k)) {
+      sizes[k] = bytes->size();
+      done.fetch_add(bytes->size(), std::memory_order_relaxed);
+    }
+  });
+  std::uint64_t sum = 0;
+  for (const std::uint64_t size : sizes) {
+    if (size == kFailed) return kFailed;
+    sum += size;
+  }
+  return encoder.file_size(sum);
 }
 
 }  // namespace
@@ -225,8 +285,22 @@ StoredSide choose_stored_side(const SolvedTable& table, const TableSet& subtable
   std::vector<std::uint64_t> whole_counts[2];
   if (windows.size() == 1)
     for (int side = 0; side < sides; ++side) whole_counts[side] = value_counts(table, Color(side), orders[0], windows);
+  // Over the whole table, each side's stand-in encoder and slot keys serve all its orders.
+  std::optional<formats::TableEncoder> whole_encoder[2];
+  std::vector<std::uint16_t> keys[2];
+  if (windows.size() == 1)
+    parallel_each(arena, std::uint64_t(sides), [&](std::uint64_t side) {
+      formats::TableInfo info;
+      info.material = table.material().name();
+      info.positions_per_side = n;
+      auto encoder = formats::TableEncoder::create_from_counts(info, Color(side), true, whole_counts[side], stand_in_options());
+      if (!encoder || !encoder->keyed()) return;  // proxy_bytes then (it fails the same way)
+      keys[side] = slot_keys(table, Color(side), marks[side], *encoder, arena);
+      whole_encoder[side] = std::move(*encoder);
+    });
   std::vector<std::uint64_t> cost(std::size_t(sides) * orders.size());
   auto size_candidate = [&](int side, std::size_t o, const std::atomic<std::uint64_t>* bound) {
+    if (whole_encoder[side]) return keyed_proxy_bytes(*whole_encoder[side], keys[side], orders[o], arena, bound);
     if (windows.size() == 1)
       return proxy_bytes(table, Color(side), marks[side], orders[o], windows, whole_counts[side], arena, bound);
     return proxy_bytes(table, Color(side), marks[side], orders[o], windows,
@@ -280,6 +354,36 @@ StoredSide choose_stored_side(const SolvedTable& table, const TableSet& subtable
 
 StoredValues stored_values(const SolvedTable& table, const StoredSide& stored, tbb::task_arena& arena) {
   return permuted(table, stored.side, stored.no_better, stored.order, arena);
+}
+
+Result<std::vector<std::byte>> encode_stored_side(const SolvedTable& table, const StoredSide& stored,
+                                                  const formats::TableInfo& info,
+                                                  const formats::TableWriteOptions& options, tbb::task_arena& arena) {
+  if (options.dictionary_bytes == 0) {
+    const std::pair<std::uint64_t, std::uint64_t> whole{0, table.scheme.size()};
+    auto encoder = formats::TableEncoder::create_from_counts(
+        info, stored.side, true, value_counts(table, stored.side, stored.order, {&whole, 1}), options);
+    if (!encoder) return encoder.error();
+    if (encoder->keyed()) {
+      const std::vector<std::uint16_t> keys = slot_keys(table, stored.side, stored.no_better, *encoder, arena);
+      std::vector<std::vector<std::byte>> blocks(encoder->block_count());
+      std::vector<Status> errors(blocks.size());
+      parallel_each(arena, blocks.size(), [&](std::uint64_t k) {
+        auto b = encode_keyed_block(*encoder, keys, stored.order, k);
+        if (b) blocks[k] = std::move(*b);
+        else errors[k] = b.error();
+      });
+      for (const Status& st : errors)
+        if (!st) return st.error();
+      return encoder->assemble(blocks);
+    }
+  }
+  const StoredValues values = stored_values(table, stored, arena);
+  const formats::OneSide one{stored.side, {values.values.data(), values.values.size()},
+                             {values.freedom.data(), values.freedom.size()}};
+  auto encoder = formats::TableEncoder::create(info, one, options);
+  if (!encoder) return encoder.error();
+  return encode_in_parallel(*encoder, arena);
 }
 
 void expand_table(SolvedTable& table, Color stored, bool capture_resolved, const TableSet& subtables,

@@ -99,6 +99,16 @@ struct StoredValues {
 };
 [[nodiscard]] StoredValues stored_values(const SolvedTable& table, const StoredSide& stored, tbb::task_arena& arena);
 
+// The version-3 file of `table` storing `stored` (capture-resolved): the bytes encode_table gives
+// for stored_values' values and freedoms with `options` (info.index_scheme must name the order).
+// Where the options allow (TableEncoder::keyed: the default fill, no dictionary) each block is
+// coded straight from its slots' symbol keys, without those arrays. Blocks in parallel in
+// `arena`, the same bytes for any thread count.
+[[nodiscard]] Result<std::vector<std::byte>> encode_stored_side(const SolvedTable& table, const StoredSide& stored,
+                                                                const formats::TableInfo& info,
+                                                                const formats::TableWriteOptions& options,
+                                                                tbb::task_arena& arena);
+
 // Rebuilds `table` in place from a version-3 file's values: table.values[stored] holds the stored
 // side's values (illegal slots marked illegal), table.values[other] is overwritten. Resolves the
 // stored side (better_of(stored, best conversion) when `capture_resolved`; mate and stalemate from

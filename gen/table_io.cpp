@@ -68,20 +68,18 @@ Status write_solved_table(const std::filesystem::path& path, const SolvedTable& 
   info.positions_per_side = table.scheme.size();
   info.generator = generator;
   info.created = created;
-  StoredValues stored;
-  auto encoder = [&]() -> Result<formats::TableEncoder> {
-    if (write.format_version < 3) return formats::TableEncoder::create(info, table.values[0], table.values[1], write);
-    StoredSide pick = choose_stored_side(table, subtables, arena);
-    info.index_scheme = pick.order.file_id();
-    stored = stored_values(table, pick, arena);
-    const formats::OneSide one{pick.side, {stored.values.data(), stored.values.size()},
-                               {stored.freedom.data(), stored.freedom.size()}};
-    return formats::TableEncoder::create(info, one, write);
-  }();
-  if (!encoder) return encoder.error();
   // One task per block: each block's bytes depend on that block alone, so any thread count
   // gives the same file.
-  auto bytes = encode_in_parallel(*encoder, arena);
+  auto bytes = [&]() -> Result<std::vector<std::byte>> {
+    if (write.format_version >= 3) {
+      const StoredSide pick = choose_stored_side(table, subtables, arena);
+      info.index_scheme = pick.order.file_id();
+      return encode_stored_side(table, pick, info, write, arena);
+    }
+    auto encoder = formats::TableEncoder::create(info, table.values[0], table.values[1], write);
+    if (!encoder) return encoder.error();
+    return encode_in_parallel(*encoder, arena);
+  }();
   if (!bytes) return bytes.error();
   return formats::write_file_atomically(path, *bytes);
 }

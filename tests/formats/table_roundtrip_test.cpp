@@ -240,6 +240,25 @@ TEST_CASE("Format v3: one side, free slots filled within their bounds, blocks in
     CHECK(TableEncoder::create_from_counts(info_for(n), chess::Color::kBlack, true, std::span(counts).first(256), opt)
               .error()
               .code == ErrorCode::kInvalidArgument);
+    // Keys: the default fill with preference-ordered symbols codes from one key per slot
+    // (gen's path), to the same blocks; other fills and symbol orders do not take keys.
+    const bool keyed = opt.fill == FillMode::kPrevious && opt.symbol_order == SymbolOrder::kDefault;
+    CHECK(gathered->keyed() == keyed);
+    CHECK(gathered->symbol_width() == 1);
+    if (keyed) {
+      for (std::uint64_t k = 0; k < again.size(); ++k) {
+        std::vector<std::byte> coded;
+        std::uint16_t previous = 0;
+        for (std::uint64_t i = k * 1024; i < std::min<std::uint64_t>(n, (k + 1) * 1024); ++i) {
+          const std::uint16_t key = gathered->symbol_key(black[i], freedom[i]);
+          CHECK((key == kFreeKey) == (black[i].is_illegal() || freedom[i] == SlotFreedom::kAny));
+          coded.push_back(std::byte(fill_code(previous, key)));
+        }
+        CHECK(gathered->compress_coded(coded).value() == blocks[k]);
+      }
+      CHECK(gathered->compress_coded({}).error().code == ErrorCode::kInvalidArgument);
+      CHECK(gathered->compress_coded(std::vector<std::byte>(1025)).error().code == ErrorCode::kInvalidArgument);
+    }
     // An encoder of both sides codes only its own blocks.
     auto both = TableEncoder::create(info_for(n), black, black, {});
     REQUIRE(both.ok());

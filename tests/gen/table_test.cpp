@@ -502,3 +502,53 @@ TEST_CASE("The stored side and order are the smallest of every candidate under t
   CHECK(reordered > 0);  // not only the index order wins
   CHECK(black > 0);      // nor only White
 }
+
+TEST_CASE("A stored side coded from slot keys is byte for byte the file of its gathered values", "[gen][one_side]") {
+  // encode_stored_side codes each block straight from per-slot keys where the writer options
+  // allow; the reference is the values and freedoms gathered in storage order, then encoded.
+  TableSet set;
+  tbb::task_arena arena(2);
+  const std::vector<Material> tables = {mat("KQvKR"), mat("KBNvK")};
+  solve_into(set, tables, arena);
+  tbkit::formats::TableWriteOptions lzma;  // LZMA2 (a fast preset: the coding is not under test), many blocks
+  lzma.compression_level = 1;
+  lzma.block_bytes = 1 << 18;
+  tbkit::formats::TableWriteOptions wide = lzma;  // two bytes a symbol
+  wide.wide_symbols = true;
+  tbkit::formats::TableWriteOptions zstd;
+  zstd.codec = tbkit::formats::BlockCodec::kZstd;
+  zstd.compression_level = 3;
+  tbkit::formats::TableWriteOptions next = zstd;  // not keyed: the gathered path itself
+  next.fill = tbkit::formats::FillMode::kNext;
+  int keyed = 0;
+  for (const Material& m : tables) {
+    const SolvedTable& t = *set.find(m);
+    const std::vector<StorageOrder> orders = candidate_orders(t.scheme);
+    for (Color side : {Color::kWhite, Color::kBlack}) {
+      const NoBetterMarks marks = no_better_marks(t, side, set, arena);
+      for (const std::size_t o : {std::size_t{0}, orders.size() - 1}) {
+        const StoredSide stored{side, marks, orders[o]};
+        tbkit::formats::TableInfo info;
+        info.material = m.name();
+        info.index_scheme = orders[o].file_id();
+        info.positions_per_side = t.scheme.size();
+        for (const auto* options : {&lzma, &wide, &zstd, &next}) {
+          INFO(m.name() << " side " << int(side) << " order " << o << " option set " << (options == &lzma ? 0 : options == &wide ? 1 : options == &zstd ? 2 : 3));
+          const StoredValues values = stored_values(t, stored, arena);
+          const tbkit::formats::OneSide one{side, {values.values.data(), values.values.size()},
+                                            {values.freedom.data(), values.freedom.size()}};
+          auto reference = tbkit::formats::encode_table(info, one, *options);
+          REQUIRE(reference.ok());
+          auto encoder = tbkit::formats::TableEncoder::create(info, one, *options);
+          REQUIRE(encoder.ok());
+          REQUIRE(encoder->block_count() > 1);
+          keyed += encoder->keyed();
+          auto bytes = encode_stored_side(t, stored, info, *options, arena);
+          REQUIRE(bytes.ok());
+          CHECK(*bytes == *reference);
+        }
+      }
+    }
+  }
+  CHECK(keyed == 2 * 2 * 2 * 3);  // every option set but kNext's takes keys
+}
