@@ -167,6 +167,30 @@ Result<std::vector<std::byte>> encode_keyed_block(const formats::TableEncoder& e
   return encoder.compress_coded(coded);
 }
 
+constexpr std::uint64_t kFailed = ~std::uint64_t{0};
+
+// The file size of `encoder`'s blocks, each coded by code(k) (a Result of its bytes) in parallel
+// in `arena`; with a `bound`, kFailed once the blocks done exceed it (see proxy_bytes).
+template <class Code>
+std::uint64_t bounded_file_size(const formats::TableEncoder& encoder, tbb::task_arena& arena,
+                                const std::atomic<std::uint64_t>* bound, Code&& code) {
+  std::vector<std::uint64_t> sizes(encoder.block_count(), kFailed);
+  std::atomic<std::uint64_t> done{encoder.file_size(0)};  // the blocks coded so far, and the rest of the file
+  parallel_each(arena, sizes.size(), [&](std::uint64_t k) {
+    if (bound && done.load(std::memory_order_relaxed) > bound->load(std::memory_order_relaxed)) return;
+    if (auto bytes = code(k)) {
+      sizes[k] = bytes->size();
+      done.fetch_add(bytes->size(), std::memory_order_relaxed);
+    }
+  });
+  std::uint64_t sum = 0;
+  for (const std::uint64_t size : sizes) {
+    if (size == kFailed) return kFailed;
+    sum += size;
+  }
+  return encoder.file_size(sum);
+}
+
 // The zstd-1 stand-in for the writer's codec (docs/formats/table.md): bytes of the capture-resolved
 // symbols of `side` in `order`, over the storage slots [first, first + count) of each window,
 // joined. `counts` are value_counts' for the same arguments. Each block is gathered by the
@@ -176,8 +200,6 @@ Result<std::vector<std::byte>> encode_keyed_block(const formats::TableEncoder& e
 // With a `bound` (the size of another candidate, which may fall while this one runs), blocks
 // not yet begun are skipped once the blocks done exceed it, and the result is kFailed: such a
 // candidate cannot be the smallest. So the smallest size is found whatever the timing.
-constexpr std::uint64_t kFailed = ~std::uint64_t{0};
-
 std::uint64_t proxy_bytes(const SolvedTable& table, Color side, const NoBetterMarks& marks, const StorageOrder& order,
                           std::span<const std::pair<std::uint64_t, std::uint64_t>> windows,
                           std::span<const std::uint64_t> counts, tbb::task_arena& arena,
@@ -190,10 +212,7 @@ std::uint64_t proxy_bytes(const SolvedTable& table, Color side, const NoBetterMa
   auto encoder = formats::TableEncoder::create_from_counts(info, side, true, counts, stand_in_options());
   if (!encoder) return kFailed;
   const std::uint64_t per_block = encoder->block_values();
-  std::vector<std::uint64_t> sizes(encoder->block_count(), kFailed);
-  std::atomic<std::uint64_t> done{encoder->file_size(0)};  // the blocks coded so far, and the rest of the file
-  parallel_each(arena, sizes.size(), [&](std::uint64_t k) {
-    if (bound && done.load(std::memory_order_relaxed) > bound->load(std::memory_order_relaxed)) return;
+  return bounded_file_size(*encoder, arena, bound, [&](std::uint64_t k) {
     // No task of the arena runs inside this body, so the thread's buffers stay this block's.
     thread_local std::vector<DtmValue> values;
     thread_local std::vector<SlotFreedom> freedoms;
@@ -209,38 +228,15 @@ std::uint64_t proxy_bytes(const SolvedTable& table, Color side, const NoBetterMa
                freedoms.data() + (a - lo));
       base += count;
     }
-    if (auto bytes = encoder->encode_block(values, freedoms)) {
-      sizes[k] = bytes->size();
-      done.fetch_add(bytes->size(), std::memory_order_relaxed);
-    }
+    return encoder->encode_block(values, freedoms);
   });
-  std::uint64_t sum = 0;
-  for (const std::uint64_t size : sizes) {
-    if (size == kFailed) return kFailed;
-    sum += size;
-  }
-  return encoder->file_size(sum);
 }
 
 // proxy_bytes over the whole table from a side's keys and its zstd-1 encoder (keyed()).
 std::uint64_t keyed_proxy_bytes(const formats::TableEncoder& encoder, std::span<const std::uint16_t> keys,
                                 const StorageOrder& order, tbb::task_arena& arena,
                                 const std::atomic<std::uint64_t>* bound = nullptr) {
-  std::vector<std::uint64_t> sizes(encoder.block_count(), kFailed);
-  std::atomic<std::uint64_t> done{encoder.file_size(0)};
-  parallel_each(arena, sizes.size(), [&](std::uint64_t k) {
-    if (bound && done.load(std::memory_order_relaxed) > bound->load(std::memory_order_relaxed)) return;
-    if (auto bytes = encode_keyed_block(encoder, keys, order, k)) {
-      sizes[k] = bytes->size();
-      done.fetch_add(bytes->size(), std::memory_order_relaxed);
-    }
-  });
-  std::uint64_t sum = 0;
-  for (const std::uint64_t size : sizes) {
-    if (size == kFailed) return kFailed;
-    sum += size;
-  }
-  return encoder.file_size(sum);
+  return bounded_file_size(encoder, arena, bound, [&](std::uint64_t k) { return encode_keyed_block(encoder, keys, order, k); });
 }
 
 }  // namespace
