@@ -277,28 +277,25 @@ StoredSide choose_stored_side(const SolvedTable& table, const TableSet& subtable
   else
     for (std::uint64_t w = 0; w < kWindows; ++w) windows.emplace_back(w * (n / kWindows), kSample / kWindows);
   const std::vector<StorageOrder> orders = candidate_orders(table.scheme);
-  // Over the whole table, each side's counts serve all its orders.
-  std::vector<std::uint64_t> whole_counts[2];
-  if (windows.size() == 1)
-    for (int side = 0; side < sides; ++side) whole_counts[side] = value_counts(table, Color(side), orders[0], windows);
-  // Over the whole table, each side's stand-in encoder and slot keys serve all its orders.
+  // Over the whole table, each side's value counts, stand-in encoder and slot keys serve all its
+  // orders (the counts do not depend on the order there), and the picked side's serve the file.
+  std::vector<std::uint64_t> counts[2];
   std::optional<formats::TableEncoder> whole_encoder[2];
   std::vector<std::uint16_t> keys[2];
   if (windows.size() == 1)
     parallel_each(arena, std::uint64_t(sides), [&](std::uint64_t side) {
+      counts[side] = value_counts(table, Color(side), orders[0], windows);
       formats::TableInfo info;
       info.material = table.material().name();
       info.positions_per_side = n;
-      auto encoder = formats::TableEncoder::create_from_counts(info, Color(side), true, whole_counts[side], stand_in_options());
-      if (!encoder || !encoder->keyed()) return;  // proxy_bytes then (it fails the same way)
+      auto encoder = formats::TableEncoder::create_from_counts(info, Color(side), true, counts[side], stand_in_options());
+      if (!encoder || !encoder->keyed()) return;  // proxy_bytes then
       keys[side] = slot_keys(table, Color(side), marks[side], *encoder, arena);
       whole_encoder[side] = std::move(*encoder);
     });
   std::vector<std::uint64_t> cost(std::size_t(sides) * orders.size());
   auto size_candidate = [&](int side, std::size_t o, const std::atomic<std::uint64_t>* bound) {
     if (whole_encoder[side]) return keyed_proxy_bytes(*whole_encoder[side], keys[side], orders[o], arena, bound);
-    if (windows.size() == 1)
-      return proxy_bytes(table, Color(side), marks[side], orders[o], windows, whole_counts[side], arena, bound);
     return proxy_bytes(table, Color(side), marks[side], orders[o], windows,
                        value_counts(table, Color(side), orders[o], windows), arena, bound);
   };
@@ -345,7 +342,7 @@ StoredSide choose_stored_side(const SolvedTable& table, const TableSet& subtable
     }
     pick = size[1] < size[0] ? 1 : 0;
   }
-  return {Color(pick), std::move(marks[pick]), orders[best[pick]]};
+  return {Color(pick), std::move(marks[pick]), orders[best[pick]], std::move(counts[pick]), std::move(keys[pick])};
 }
 
 StoredValues stored_values(const SolvedTable& table, const StoredSide& stored, tbb::task_arena& arena) {
@@ -357,11 +354,16 @@ Result<std::vector<std::byte>> encode_stored_side(const SolvedTable& table, cons
                                                   const formats::TableWriteOptions& options, tbb::task_arena& arena) {
   if (options.dictionary_bytes == 0) {
     const std::pair<std::uint64_t, std::uint64_t> whole{0, table.scheme.size()};
-    auto encoder = formats::TableEncoder::create_from_counts(
-        info, stored.side, true, value_counts(table, stored.side, stored.order, {&whole, 1}), options);
+    std::vector<std::uint64_t> counted;
+    if (stored.counts.empty()) counted = value_counts(table, stored.side, stored.order, {&whole, 1});
+    auto encoder = formats::TableEncoder::create_from_counts(info, stored.side, true,
+                                                             stored.counts.empty() ? counted : stored.counts, options);
     if (!encoder) return encoder.error();
     if (encoder->keyed()) {
-      const std::vector<std::uint16_t> keys = slot_keys(table, stored.side, stored.no_better, *encoder, arena);
+      // The same counts in preference order give the same keys whatever the codec.
+      std::vector<std::uint16_t> found;
+      if (stored.keys.empty()) found = slot_keys(table, stored.side, stored.no_better, *encoder, arena);
+      const std::span<const std::uint16_t> keys = stored.keys.empty() ? found : stored.keys;
       std::vector<std::vector<std::byte>> blocks(encoder->block_count());
       std::vector<Status> errors(blocks.size());
       parallel_each(arena, blocks.size(), [&](std::uint64_t k) {

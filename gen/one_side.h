@@ -81,6 +81,12 @@ struct StoredSide {
   chess::Color side = chess::Color::kWhite;
   NoBetterMarks no_better;  // that side's, by index
   StorageOrder order;
+  // Left by choose_stored_side when it sized the whole table (up to 8 Mi slots), else empty: the
+  // side's value counts (TableEncoder::create_from_counts) and its symbol keys for them
+  // (TableEncoder::symbol_key, by index; empty if the stand-in took none), which
+  // encode_stored_side then uses instead of finding them again.
+  std::vector<std::uint64_t> counts;
+  std::vector<std::uint16_t> keys;
 };
 // The file `encoder` makes, its blocks encoded in parallel in `arena` (one task per block: the
 // bytes are encode_table's whatever the thread count). The first error, by block

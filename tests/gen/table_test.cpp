@@ -478,7 +478,7 @@ TEST_CASE("The stored side and order are the smallest of every candidate under t
     for (Color side : {Color::kWhite, Color::kBlack}) {
       const NoBetterMarks marks = no_better_marks(t, side, set, arena);
       for (const StorageOrder& order : orders) {
-        const StoredValues stored = stored_values(t, {side, marks, order}, arena);
+        const StoredValues stored = stored_values(t, {side, marks, order, {}, {}}, arena);
         const tbkit::formats::OneSide one{side, {stored.values.data(), stored.values.size()},
                                           {stored.freedom.data(), stored.freedom.size()}};
         auto encoder = tbkit::formats::TableEncoder::create(info, one, zstd1);
@@ -527,7 +527,7 @@ TEST_CASE("A stored side coded from slot keys is byte for byte the file of its g
     for (Color side : {Color::kWhite, Color::kBlack}) {
       const NoBetterMarks marks = no_better_marks(t, side, set, arena);
       for (const std::size_t o : {std::size_t{0}, orders.size() - 1}) {
-        const StoredSide stored{side, marks, orders[o]};
+        const StoredSide stored{side, marks, orders[o], {}, {}};
         tbkit::formats::TableInfo info;
         info.material = m.name();
         info.index_scheme = orders[o].file_id();
@@ -551,4 +551,24 @@ TEST_CASE("A stored side coded from slot keys is byte for byte the file of its g
     }
   }
   CHECK(keyed == 2 * 2 * 2 * 3);  // every option set but kNext's takes keys
+  // The stand-in's pick carries its counts and keys, which the file is then coded from.
+  for (const Material& m : tables) {
+    INFO(m.name());
+    const SolvedTable& t = *set.find(m);
+    const StoredSide pick = choose_stored_side(t, set, arena);
+    REQUIRE(pick.keys.size() == t.scheme.size());
+    REQUIRE(pick.counts.size() == 65536);
+    tbkit::formats::TableInfo info;
+    info.material = m.name();
+    info.index_scheme = pick.order.file_id();
+    info.positions_per_side = t.scheme.size();
+    const StoredValues values = stored_values(t, pick, arena);
+    const tbkit::formats::OneSide one{pick.side, {values.values.data(), values.values.size()},
+                                      {values.freedom.data(), values.freedom.size()}};
+    auto reference = tbkit::formats::encode_table(info, one, lzma);
+    REQUIRE(reference.ok());
+    auto bytes = encode_stored_side(t, pick, info, lzma, arena);
+    REQUIRE(bytes.ok());
+    CHECK(*bytes == *reference);
+  }
 }
