@@ -368,8 +368,9 @@ void Solver::propagate(int side, std::uint64_t i, const Board& b, int ply) {
   };
   // Un-moves made without a board: every man's but a pawn's whose double push the opponent could
   // answer en passant, and the king's when its new pair is canonical as it stands. A predecessor
-  // that leaves the side not to move in check is an illegal slot (kIllegal), which the updates
-  // below pass over, so no legality test either. Their weight is 1: a pawn's (no pawn board is its
+  // that leaves the side not to move in check is an illegal slot (kIllegal): the masks below leave
+  // out most such un-moves, and the updates pass over the slots of any others, so no board and no
+  // legality test either. Their weight is 1: a pawn's (no pawn board is its
   // own image), a piece's and a king's because this board is canonical: outside the diagonal case
   // its kings do not both stand on a long diagonal (a canonical white king in a1-d1-d4 is off the
   // a8-h1 diagonal), and so neither do a piece's predecessor's, nor a king's with a canonical pair
@@ -483,7 +484,7 @@ void Solver::propagate(int side, std::uint64_t i, const Board& b, int ply) {
     const bool white = mover == Color::kWhite;
     const Bitboard all_froms = detail::attacks_of(PieceType::kKing, at, occ) & ~occ;
     const Bitboard allowed = legal_froms(PieceType::kKing, at);
-    // Left out for good: none of the rest goes to the un-moves made on a board either.
+    // The squares left out count as done, so the un-moves made on a board below skip them too.
     direct_king_from = all_froms & ~allowed;
     assert_illegal(PieceType::kKing, at, direct_king_from);
     for (Bitboard froms = all_froms & allowed; froms;) {
