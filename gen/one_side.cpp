@@ -251,17 +251,29 @@ std::vector<StorageOrder> candidate_orders(const IndexScheme& scheme) {
   return out;
 }
 
-Result<std::vector<std::byte>> encode_in_parallel(const formats::TableEncoder& encoder, tbb::task_arena& arena) {
+namespace {
+
+// The file of `encoder`'s blocks, block k made by code(k) (a Result of its bytes), one task per
+// block in `arena`; the first error by block number.
+template <class Code>
+Result<std::vector<std::byte>> assemble_in_parallel(const formats::TableEncoder& encoder, tbb::task_arena& arena,
+                                                    Code&& code) {
   std::vector<std::vector<std::byte>> blocks(encoder.block_count());
   std::vector<Status> errors(blocks.size());
   parallel_each(arena, blocks.size(), [&](std::uint64_t k) {
-    auto b = encoder.encode_block(k);
+    auto b = code(k);
     if (b) blocks[k] = std::move(*b);
     else errors[k] = b.error();
   });
   for (const Status& st : errors)
     if (!st) return st.error();
   return encoder.assemble(blocks);
+}
+
+}  // namespace
+
+Result<std::vector<std::byte>> encode_in_parallel(const formats::TableEncoder& encoder, tbb::task_arena& arena) {
+  return assemble_in_parallel(encoder, arena, [&](std::uint64_t k) { return encoder.encode_block(k); });
 }
 
 StoredSide choose_stored_side(const SolvedTable& table, const TableSet& subtables, tbb::task_arena& arena) {
@@ -364,16 +376,8 @@ Result<std::vector<std::byte>> encode_stored_side(const SolvedTable& table, cons
       std::vector<std::uint16_t> found;
       if (stored.keys.empty()) found = slot_keys(table, stored.side, stored.no_better, *encoder, arena);
       const std::span<const std::uint16_t> keys = stored.keys.empty() ? found : stored.keys;
-      std::vector<std::vector<std::byte>> blocks(encoder->block_count());
-      std::vector<Status> errors(blocks.size());
-      parallel_each(arena, blocks.size(), [&](std::uint64_t k) {
-        auto b = encode_keyed_block(*encoder, keys, stored.order, k);
-        if (b) blocks[k] = std::move(*b);
-        else errors[k] = b.error();
-      });
-      for (const Status& st : errors)
-        if (!st) return st.error();
-      return encoder->assemble(blocks);
+      return assemble_in_parallel(*encoder, arena,
+                                  [&](std::uint64_t k) { return encode_keyed_block(*encoder, keys, stored.order, k); });
     }
   }
   const StoredValues values = stored_values(table, stored, arena);
