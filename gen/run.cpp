@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <list>
 #include <optional>
 
 #include "formats/table_file.h"
@@ -169,18 +170,24 @@ Status generate_tables(const std::vector<Material>& wanted, const GenOptions& op
   std::filesystem::create_directories(opts.dir, ec);
   if (ec) return make_error(ErrorCode::kIo, opts.dir.string() + ": cannot create directory: " + ec.message());
 
-  // A small table's file is written while the next table is solved (one write at a time): the
-  // writer's serial parts (symbol count, side choice, assembly, fsync) and the solver's (ply
-  // barriers) then leave fewer cores idle. Only with two threads or more, only when the table and
-  // the subtables its writer reads (version 3) come to at most kOverlapBytes, and within --mem
-  // counting those and the table's compressed copy.
+  // Small tables' files are written while the next tables are solved: the writers' serial parts
+  // (symbol count, side choice, a block count that does not divide among the threads, assembly,
+  // fsync) and the solver's (ply barriers) then leave fewer cores idle. Only with two threads or
+  // more, for a table that with the subtables its writer reads (version 3) comes to at most
+  // kOverlapBytes, while the writes pending hold at most kPendingBytes in all, and within --mem
+  // counting those and their compressed copies. The solver does not wait for a write: a queue of
+  // them lets it go on while the last ones finish (3+4 run: one at a time left ~0.5 s of two cores
+  // idle).
   constexpr std::uint64_t kOverlapBytes = std::uint64_t{64} << 20;
+  constexpr std::uint64_t kPendingBytes = std::uint64_t{256} << 20;
   std::uint64_t max_need = 0;
   for (const Material& m : plan) max_need = std::max(max_need, generation_bytes(m, opts.write.format_version));
-  auto may_overlap = [&](const SolvedTable& t, const TableSet& subtables) {
-    const std::uint64_t bytes = 2 * t.scheme.size() * sizeof(DtmValue) + subtables.bytes();
-    return arena.max_concurrency() > 1 && bytes <= kOverlapBytes &&
-           (opts.memory_limit == 0 || max_need + 2 * bytes <= opts.memory_limit);
+  auto overlap_bytes = [](const SolvedTable& t, const TableSet& subtables) {
+    return 2 * t.scheme.size() * sizeof(DtmValue) + subtables.bytes();
+  };
+  auto may_overlap = [&](std::uint64_t bytes, std::uint64_t pending_bytes) {
+    return arena.max_concurrency() > 1 && bytes <= kOverlapBytes && pending_bytes + bytes <= kPendingBytes &&
+           (opts.memory_limit == 0 || max_need + 2 * (pending_bytes + bytes) <= opts.memory_limit);
   };
   // Version-3 runs keep an expanded copy of each table a later table converts into but that is no
   // longer held in memory (see expanded_source): each copy is written when its table is dropped
@@ -215,8 +222,10 @@ Status generate_tables(const std::vector<Material>& wanted, const GenOptions& op
     std::chrono::steady_clock::time_point started;
     Status status;
     BackgroundTask task;
-    bool active = false;
-  } pending;
+    std::uint64_t bytes = 0;  // counted against kPendingBytes
+  };
+  std::list<PendingWrite> pending;  // in plan order
+  std::uint64_t pending_bytes = 0;
   // Removes the copies no table from plan[k] on needs (all of them when k == plan.size()).
   auto remove_unneeded_copies = [&](std::size_t k) {
     for (const Material& x : plan) {
@@ -224,19 +233,27 @@ Status generate_tables(const std::vector<Material>& wanted, const GenOptions& op
       if (!needed_from(x, k) && std::filesystem::exists(copy, ec)) std::filesystem::remove(copy, ec);
     }
     // Only when empty, and not while a write may be about to put a copy in it.
-    if (!pending.active) std::filesystem::remove(cache, ec);
+    if (pending.empty()) std::filesystem::remove(cache, ec);
   };
-  // Waits for the pending write (if any), then reports its table. Always called before returning.
+  // Waits for the oldest pending write, then reports its table.
+  auto finish_oldest = [&]() -> Status {
+    PendingWrite& w = pending.front();
+    w.task.wait(arena);
+    pending_bytes -= w.bytes;
+    const Status status = w.status;
+    if (status) {
+      w.summary.peak_rss = peak_rss_bytes();
+      if (summary) summary(w.summary);
+    }
+    pending.pop_front();
+    return status;
+  };
+  // Waits for every pending write, in order; the first error. Always called before returning.
   auto finish_pending = [&]() -> Status {
-    if (!pending.active) return {};
-    pending.task.wait(arena);
-    pending.active = false;
-    pending.table.reset();
-    pending.subtables = TableSet{};
-    if (!pending.status) return pending.status;
-    pending.summary.peak_rss = peak_rss_bytes();
-    if (summary) summary(pending.summary);
-    return {};
+    Status first;
+    while (!pending.empty())
+      if (Status st = finish_oldest(); !st && first) first = st;
+    return first;
   };
   struct WaitOnExit {
     std::function<Status()> finish;
@@ -279,6 +296,12 @@ Status generate_tables(const std::vector<Material>& wanted, const GenOptions& op
         if (Status st = drop_tables({}, k); !st) return st;
         break;
       }
+    // A table read back from disk may still be being written.
+    for (const Material& d : conversions[k])
+      if (!loaded.contains(d)) {
+        if (Status st = finish_pending(); !st) return st;
+        break;
+      }
     const std::size_t held = loaded.size();
     for (const Material& d : conversions[k])
       if (Status st = loaded.load_expanded(opts.dir, d, cache, arena, LoadUse::kProbeOnly); !st) return st;
@@ -291,35 +314,38 @@ Status generate_tables(const std::vector<Material>& wanted, const GenOptions& op
     if (!solved) return solved.error();
     const auto t2 = std::chrono::steady_clock::now();
     const double c2 = cpu_seconds();
-    if (Status st = finish_pending(); !st) return st;
 
-    pending.table = *solved;  // pending.subtables is empty here (finish_pending)
+    PendingWrite& w = pending.emplace_back();
+    w.table = *solved;
     if (one_side)
-      for (const Material& d : conversions[k]) pending.subtables.add(loaded.shared(d));
-    pending.started = t0;
-    pending.status = {};
-    TableSummary& s = pending.summary;
-    s = TableSummary{};
+      for (const Material& d : conversions[k]) w.subtables.add(loaded.shared(d));
+    w.started = t0;
+    TableSummary& s = w.summary;
     s.material = m;
     s.tables_read = tables_read;
     s.solve_seconds = std::chrono::duration<double>(t2 - t1).count();
     s.solve_cpu_seconds = c2 - c1;
     if (progress) progress(m, SolveProgress{"write", 0, 0, 0});
     // The writer reads its table and (version 3) the tables it converts into, from its own set.
-    auto write = [&, path, t2, c2] {
-      pending.status = write_solved_table(path, *pending.table, pending.subtables, opts.generator, opts.created, arena, opts.write);
-      if (pending.status) s.file_bytes = file_size_or_zero(path);
-      s.write_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t2).count();
-      s.write_cpu_seconds = cpu_seconds() - c2;
-      count_outcomes(*pending.table, s, arena);
-      s.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - pending.started).count();
+    auto write = [&, path, t2, c2, job = &w] {
+      TableSummary& sum = job->summary;
+      job->status = write_solved_table(path, *job->table, job->subtables, opts.generator, opts.created, arena, opts.write);
+      if (job->status) sum.file_bytes = file_size_or_zero(path);
+      sum.write_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t2).count();
+      sum.write_cpu_seconds = cpu_seconds() - c2;
+      count_outcomes(*job->table, sum, arena);
+      sum.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - job->started).count();
     };
-    pending.active = true;
-    if (may_overlap(**solved, pending.subtables)) {
-      pending.task.run(arena, write);
+    if (const std::uint64_t bytes = overlap_bytes(**solved, w.subtables); may_overlap(bytes, pending_bytes)) {
+      w.bytes = bytes;
+      pending_bytes += bytes;
+      w.task.run(arena, write);
     } else {
+      // Written now, after the writes before it.
+      while (pending.size() > 1)
+        if (Status st = finish_oldest(); !st) return st;
       write();
-      if (Status st = finish_pending(); !st) return st;
+      if (Status st = finish_oldest(); !st) return st;
     }
     loaded.add(std::move(*solved));
   }

@@ -4,6 +4,7 @@
 // pawns most significant), which can make the values compress better. Immutable; thread-safe.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <optional>
@@ -63,10 +64,17 @@ class StorageOrder {
       digit[std::size_t(p)] = (first / storage_stride_[d]) % radix_[d];
       index += digit[std::size_t(p)] * index_stride_[d];
     }
+    // The last digit runs in a tight loop; the others carry between its runs.
+    const std::size_t last_p = std::size_t(digits_ - 1);
+    const std::uint64_t inner_radix = radix_[std::size_t(order_[last_p])];
+    const std::uint64_t inner_stride = index_stride_[std::size_t(order_[last_p])];
     for (std::uint64_t s = first;;) {
-      f(s, index);
-      if (++s == last) return;
-      for (int p = digits_ - 1;; --p) {
+      const std::uint64_t run = std::min(inner_radix - digit[last_p], last - s);
+      for (std::uint64_t j = 0; j < run; ++j, ++s, index += inner_stride) f(s, index);
+      if (s == last) return;
+      index -= inner_radix * inner_stride;  // the last digit back to 0
+      digit[last_p] = 0;
+      for (int p = digits_ - 2;; --p) {
         const int d = order_[std::size_t(p)];
         if (++digit[std::size_t(p)] < radix_[d]) {
           index += index_stride_[d];
