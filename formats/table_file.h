@@ -55,7 +55,7 @@ enum class BlockCodec : std::uint8_t {
 struct TableWriteOptions {
   std::uint32_t block_bytes = 1U << 20;  // uncompressed bytes per block, 256..1 MiB
   BlockCodec codec = BlockCodec::kLzma2;
-  int compression_level = 9;             // zstd: 1..22; LZMA2: preset 0..9
+  int compression_level = 9;             // zstd: -7..-1 (fast levels) or 1..22; LZMA2: preset 0..9
   bool lzma_extreme = false;             // LZMA2: liblzma's "extreme" preset variant
   // LZMA2 encoder overrides: the match length the encoder settles for (2..273) and the literal
   // context / position bits (0..4). 0 and -1 mean the writer's choice: the preset's for versions

@@ -188,7 +188,8 @@ Status check_options(const TableWriteOptions& o) {
   if (o.codec == BlockCodec::kLzma2 && o.format_version < 2)
     return make_error(ErrorCode::kInvalidArgument, "table options: LZMA2 blocks need format version 2");
   const bool zstd = o.codec == BlockCodec::kZstd;
-  if (o.compression_level < (zstd ? 1 : 0) || o.compression_level > (zstd ? ZSTD_maxCLevel() : 9))
+  if (o.compression_level < (zstd ? -7 : 0) || (zstd && o.compression_level == 0) ||
+      o.compression_level > (zstd ? ZSTD_maxCLevel() : 9))
     return make_error(ErrorCode::kInvalidArgument, "table options: compression_level out of range");
   if (o.dictionary_bytes > layout::kMaxDictionaryBytes)
     return make_error(ErrorCode::kInvalidArgument, "table options: dictionary_bytes over 4 MiB");

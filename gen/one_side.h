@@ -73,7 +73,7 @@ using NoBetterMarks = std::vector<std::uint64_t>;
 // Which side a version-3 file of `table` stores, with that side's no_better_marks, and in which
 // storage order (docs/index.md): White for a symmetric material (Black's values are White's,
 // colour-flipped); otherwise, like the order, by the size of the capture-resolved symbols coded
-// with zstd level 1, a fast stand-in for the writer's codec (docs/formats/table.md): each side with
+// with zstd level -1, a fast stand-in for the writer's codec (docs/formats/table.md): each side with
 // each candidate order (every permutation of the index digits, up to 4 digits) over a sample of
 // the table, then the two sides in the best order over the whole table. Deterministic; parallel in
 // `arena`.

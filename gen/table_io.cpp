@@ -41,11 +41,13 @@ Result<formats::TableWriteOptions> write_options_named(std::string_view name, st
   else if (sides != "both") return make_error(ErrorCode::kInvalidArgument, "unknown sides '" + std::string(sides) + "' (both or one)");
   if (name == "small") return o;
   if (name == "balanced") {
-    // LZMA2 settling for a 64-byte match (the preset's depth follows it down): about half the
-    // coding time of "small" for ~3% more bytes; for tables of more than 8 Mi positions a side
-    // (5-piece tables) a 32-byte match and 8 match-finder steps: ~40% less again for ~5% more
+    // LZMA2 settling for a shorter match: storing one side, an 88-byte match with 18 match-finder
+    // steps, about half the coding time of "small" for ~2% more bytes; storing both, a 64-byte
+    // match (preset 9's own, so the files are "small"'s). For tables of more than 8 Mi positions
+    // a side (5-piece tables) a 32-byte match and 8 steps: ~40% less again for ~5% more
     // (docs/formats/table.md, "Balanced").
-    o.lzma_nice_len = 64;
+    o.lzma_nice_len = sides == "one" ? 88 : 64;
+    if (sides == "one") o.lzma_depth = 18;
     o.lzma_large_above = std::uint64_t{8} << 20;
     o.lzma_large_nice_len = 32;
     o.lzma_large_depth = 8;
