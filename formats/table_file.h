@@ -165,6 +165,7 @@ class TableEncoder {
   // for a kNoBetter slot. Only for keyed() encoders and the values the counts held.
   [[nodiscard]] std::uint16_t symbol_key(DtmValue value, SlotFreedom freedom) const;
   [[nodiscard]] int symbol_width() const;  // bytes per coded slot: 1 or 2
+  [[nodiscard]] std::uint32_t symbol_count() const;  // codes are 0 .. symbol_count() - 1
   // The compressed bytes of one block already coded (symbol_width() bytes per slot, little
   // endian). Thread-safe. Errors: kInvalidArgument (empty or oversized), kIo.
   [[nodiscard]] Result<std::vector<std::byte>> compress_coded(std::span<const std::byte> coded) const;

@@ -406,6 +406,8 @@ std::uint16_t TableEncoder::symbol_key(DtmValue value, SlotFreedom freedom) cons
 
 int TableEncoder::symbol_width() const { return impl_->header.symbol_width; }
 
+std::uint32_t TableEncoder::symbol_count() const { return std::uint32_t(impl_->symbols.values.size()); }
+
 Result<std::vector<std::byte>> TableEncoder::compress_coded(std::span<const std::byte> coded) const {
   const Impl& im = *impl_;
   const std::uint64_t width = im.header.symbol_width;

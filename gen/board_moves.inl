@@ -27,14 +27,15 @@ void enumerate_legal_moves(const Board& b, Bulk&& bulk, F&& f) {
   const Bitboard enemy = b.by_color[index_of(them)];
   const Square ksq = b.king(us);
   // Out of check, a king move is legal unless its target is attacked (seen through the king's own
-  // square), and another man's move unless the man is pinned and leaves the pin line.
-  const bool checked = is_attacked(b, ksq, them, occ);
+  // square), and another man's move unless the man is pinned and leaves the pin line. The squares
+  // attacked through the king include the king's own when it is in check.
   Bitboard king_danger = 0, pinned = 0;
+  const Bitboard occ_no_king = occ & ~ksq.bb();
+  for (Bitboard e = enemy & b.by_type[index_of(PieceType::kPawn)]; e;) king_danger |= pawn_attacks(them, chess::pop_lsb(e));
+  for (PieceType t : {PieceType::kKnight, PieceType::kBishop, PieceType::kRook, PieceType::kQueen, PieceType::kKing})
+    for (Bitboard e = enemy & b.by_type[index_of(t)]; e;) king_danger |= detail::attacks_of(t, chess::pop_lsb(e), occ_no_king);
+  const bool checked = (king_danger & ksq.bb()) != 0;
   if (!checked) {
-    const Bitboard occ_no_king = occ & ~ksq.bb();
-    for (Bitboard e = enemy & b.by_type[index_of(PieceType::kPawn)]; e;) king_danger |= pawn_attacks(them, chess::pop_lsb(e));
-    for (PieceType t : {PieceType::kKnight, PieceType::kBishop, PieceType::kRook, PieceType::kQueen, PieceType::kKing})
-      for (Bitboard e = enemy & b.by_type[index_of(t)]; e;) king_danger |= detail::attacks_of(t, chess::pop_lsb(e), occ_no_king);
     const Bitboard queens = b.by_type[index_of(PieceType::kQueen)];
     const Bitboard snipers =
         enemy & ((rook_attacks(ksq, 0) & (b.by_type[index_of(PieceType::kRook)] | queens)) |

@@ -136,33 +136,61 @@ formats::TableWriteOptions stand_in_options() {
   return options;
 }
 
-// Each slot's symbol key (TableEncoder::symbol_key) for `side`, by index; `encoder` keyed().
-std::vector<std::uint16_t> slot_keys(const SolvedTable& table, Color side, const NoBetterMarks& marks,
-                                     const formats::TableEncoder& encoder, tbb::task_arena& arena) {
+constexpr std::uint8_t kFreeNarrow = 0xFF, kNoBetterNarrow = 0x80;
+
+// formats::fill_code for narrow keys (SlotKeys): the same codes.
+constexpr std::uint8_t fill_narrow(std::uint8_t& previous, std::uint8_t key) {
+  const std::uint8_t own = key & std::uint8_t(~kNoBetterNarrow);
+  const bool keep = key == kFreeNarrow || ((key & kNoBetterNarrow) && previous <= own);
+  return previous = keep ? previous : own;
+}
+
+// Each slot's symbol key (TableEncoder::symbol_key) for `side`, by index, narrow where the codes
+// allow; `encoder` keyed().
+SlotKeys slot_keys(const SolvedTable& table, Color side, const NoBetterMarks& marks, const formats::TableEncoder& encoder,
+                   tbb::task_arena& arena) {
   const auto& values = table.values[index_of(side)];
-  std::vector<std::uint16_t> keys(values.size());
-  parallel_chunks(arena, keys.size(), kChunk, [&](std::uint64_t first, std::uint64_t last) {
-    for (std::uint64_t i = first; i < last; ++i) keys[i] = encoder.symbol_key(values[i], freedom_at(values[i], marks, i));
+  SlotKeys keys;
+  const bool narrow = encoder.symbol_width() == 1 && encoder.symbol_count() < kNoBetterNarrow - 1u;  // codes <= 126
+  if (narrow) keys.narrow.resize(values.size());
+  else keys.wide.resize(values.size());
+  parallel_chunks(arena, values.size(), kChunk, [&](std::uint64_t first, std::uint64_t last) {
+    for (std::uint64_t i = first; i < last; ++i) {
+      const std::uint16_t key = encoder.symbol_key(values[i], freedom_at(values[i], marks, i));
+      if (!narrow) keys.wide[i] = key;
+      else if (key == formats::kFreeKey) keys.narrow[i] = kFreeNarrow;
+      else keys.narrow[i] = std::uint8_t(key & 0x7F) | (key & formats::kNoBetterKey ? kNoBetterNarrow : 0);
+    }
   });
   return keys;
 }
 
 // Block k of `side` in `order`, coded from its slots' keys (the fill starts afresh at each block)
 // and compressed: encode_block's bytes for the same slots, without gathering values first.
-Result<std::vector<std::byte>> encode_keyed_block(const formats::TableEncoder& encoder,
-                                                  std::span<const std::uint16_t> keys, const StorageOrder& order,
-                                                  std::uint64_t k) {
+Result<std::vector<std::byte>> encode_keyed_block(const formats::TableEncoder& encoder, const SlotKeys& keys,
+                                                  const StorageOrder& order, std::uint64_t k) {
   const std::uint64_t lo = k * encoder.block_values(), hi = std::min<std::uint64_t>(keys.size(), lo + encoder.block_values());
   thread_local std::vector<std::byte> coded;  // kept by the thread for its next block
   const int width = encoder.symbol_width();
   coded.resize((hi - lo) * std::size_t(width));
-  std::uint16_t previous = 0;
   std::byte* out = coded.data();
+  if (!keys.narrow.empty()) {
+    std::uint8_t previous = 0;
+    if (width == 1)
+      order.for_each_slot(lo, hi, [&](std::uint64_t, std::uint64_t i) { *out++ = std::byte(fill_narrow(previous, keys.narrow[i])); });
+    else  // keys the stand-in narrowed, for a file of two-byte symbols
+      order.for_each_slot(lo, hi, [&](std::uint64_t, std::uint64_t i) {
+        *out++ = std::byte(fill_narrow(previous, keys.narrow[i]));
+        *out++ = std::byte{0};
+      });
+    return encoder.compress_coded(coded);
+  }
+  std::uint16_t previous = 0;
   if (width == 1)
-    order.for_each_slot(lo, hi, [&](std::uint64_t, std::uint64_t i) { *out++ = std::byte(formats::fill_code(previous, keys[i])); });
+    order.for_each_slot(lo, hi, [&](std::uint64_t, std::uint64_t i) { *out++ = std::byte(formats::fill_code(previous, keys.wide[i])); });
   else
     order.for_each_slot(lo, hi, [&](std::uint64_t, std::uint64_t i) {
-      const std::uint16_t code = formats::fill_code(previous, keys[i]);
+      const std::uint16_t code = formats::fill_code(previous, keys.wide[i]);
       *out++ = std::byte(code & 0xFF);
       *out++ = std::byte(code >> 8);
     });
@@ -235,7 +263,7 @@ std::uint64_t proxy_bytes(const SolvedTable& table, Color side, const NoBetterMa
 }
 
 // proxy_bytes over the whole table from a side's keys and its stand-in encoder (keyed()).
-std::uint64_t keyed_proxy_bytes(const formats::TableEncoder& encoder, std::span<const std::uint16_t> keys,
+std::uint64_t keyed_proxy_bytes(const formats::TableEncoder& encoder, const SlotKeys& keys,
                                 const StorageOrder& order, tbb::task_arena& arena,
                                 const std::atomic<std::uint64_t>* bound = nullptr) {
   return bounded_file_size(encoder, arena, bound, [&](std::uint64_t k) { return encode_keyed_block(encoder, keys, order, k); });
@@ -295,7 +323,7 @@ StoredSide choose_stored_side(const SolvedTable& table, const TableSet& subtable
   // orders (the counts do not depend on the order there), and the picked side's serve the file.
   std::vector<std::uint64_t> counts[2];
   std::optional<formats::TableEncoder> whole_encoder[2];
-  std::vector<std::uint16_t> keys[2];
+  SlotKeys keys[2];
   if (windows.size() == 1)
     parallel_each(arena, std::uint64_t(sides), [&](std::uint64_t side) {
       counts[side] = value_counts(table, Color(side), orders[0], windows);
@@ -375,9 +403,9 @@ Result<std::vector<std::byte>> encode_stored_side(const SolvedTable& table, cons
     if (!encoder) return encoder.error();
     if (encoder->keyed()) {
       // The same counts in preference order give the same keys whatever the codec.
-      std::vector<std::uint16_t> found;
+      SlotKeys found;
       if (stored.keys.empty()) found = slot_keys(table, stored.side, stored.no_better, *encoder, arena);
-      const std::span<const std::uint16_t> keys = stored.keys.empty() ? found : stored.keys;
+      const SlotKeys& keys = stored.keys.empty() ? found : stored.keys;
       return assemble_in_parallel(*encoder, arena,
                                   [&](std::uint64_t k) { return encode_keyed_block(*encoder, keys, stored.order, k); });
     }

@@ -77,6 +77,17 @@ using NoBetterMarks = std::vector<std::uint64_t>;
 // each candidate order (every permutation of the index digits, up to 4 digits) over a sample of
 // the table, then the two sides in the best order over the whole table. Deterministic; parallel in
 // `arena`.
+// A side's symbol keys by index (TableEncoder::symbol_key), one byte each where every code fits in
+// 7 bits (`narrow`: the code, 0x80 added for kNoBetter, 0xFF for a free slot), else two (`wide`,
+// the keys themselves): the stand-in reads them once per candidate order, and half the bytes is
+// half the cache lines.
+struct SlotKeys {
+  std::vector<std::uint8_t> narrow;
+  std::vector<std::uint16_t> wide;
+  [[nodiscard]] bool empty() const { return narrow.empty() && wide.empty(); }
+  [[nodiscard]] std::size_t size() const { return narrow.empty() ? wide.size() : narrow.size(); }
+};
+
 struct StoredSide {
   chess::Color side = chess::Color::kWhite;
   NoBetterMarks no_better;  // that side's, by index
@@ -86,7 +97,7 @@ struct StoredSide {
   // (TableEncoder::symbol_key, by index; empty if the stand-in took none), which
   // encode_stored_side then uses instead of finding them again.
   std::vector<std::uint64_t> counts;
-  std::vector<std::uint16_t> keys;
+  SlotKeys keys;
 };
 // The file `encoder` makes, its blocks encoded in parallel in `arena` (one task per block: the
 // bytes are encode_table's whatever the thread count). The first error, by block

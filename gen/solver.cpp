@@ -694,10 +694,15 @@ std::uint64_t solve_bytes(const Material& material) {
 
 Result<std::shared_ptr<SolvedTable>> solve_table(const Material& material, const TableSet& subtables,
                                                  tbb::task_arena& arena, const ProgressFn& progress) {
-  for (const Material& sub : material.conversions())
+  // Only the tables this one converts into: a probe looks its table up in a short list (a run's
+  // set may hold dozens).
+  TableSet own;
+  for (const Material& sub : material.conversions()) {
     if (!subtables.contains(sub))
       return make_error(ErrorCode::kUnavailable, material.name() + ": needs table " + sub.name() + " first");
-  Solver solver(material, subtables, arena, progress);
+    own.add(subtables.shared(sub));
+  }
+  Solver solver(material, own, arena, progress);
   return solver.run();
 }
 

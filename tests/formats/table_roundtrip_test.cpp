@@ -310,6 +310,16 @@ TEST_CASE("Table writer rejects bad arguments and cleans up", "[formats][table]"
   opt.compression_level = 10;
   CHECK(encode_table(info_for(100), v, v, opt).error().code == ErrorCode::kInvalidArgument);
   opt = {};
+  opt.codec = BlockCodec::kZstd;  // zstd: fast levels -7..-1 and 1..22, not 0 (zstd's "default")
+  for (const int level : {-8, 0, 23}) {
+    opt.compression_level = level;
+    CHECK(encode_table(info_for(100), v, v, opt).error().code == ErrorCode::kInvalidArgument);
+  }
+  for (const int level : {-7, -1, 1, 22}) {
+    opt.compression_level = level;
+    CHECK(encode_table(info_for(100), v, v, opt).ok());
+  }
+  opt = {};
   opt.lzma_nice_len = 274;
   CHECK(encode_table(info_for(100), v, v, opt).error().code == ErrorCode::kInvalidArgument);
   opt = {};

@@ -557,6 +557,7 @@ TEST_CASE("A stored side coded from slot keys is byte for byte the file of its g
     const SolvedTable& t = *set.find(m);
     const StoredSide pick = choose_stored_side(t, set, arena);
     REQUIRE(pick.keys.size() == t.scheme.size());
+    CHECK(!pick.keys.narrow.empty());  // one byte a key: fewer than 127 symbols
     REQUIRE(pick.counts.size() == 65536);
     tbkit::formats::TableInfo info;
     info.material = m.name();
@@ -565,10 +566,12 @@ TEST_CASE("A stored side coded from slot keys is byte for byte the file of its g
     const StoredValues values = stored_values(t, pick, arena);
     const tbkit::formats::OneSide one{pick.side, {values.values.data(), values.values.size()},
                                       {values.freedom.data(), values.freedom.size()}};
-    auto reference = tbkit::formats::encode_table(info, one, lzma);
-    REQUIRE(reference.ok());
-    auto bytes = encode_stored_side(t, pick, info, lzma, arena);
-    REQUIRE(bytes.ok());
-    CHECK(*bytes == *reference);
+    for (const auto* options : {&lzma, &wide}) {  // the narrow keys make two-byte symbols too
+      auto reference = tbkit::formats::encode_table(info, one, *options);
+      REQUIRE(reference.ok());
+      auto bytes = encode_stored_side(t, pick, info, *options, arena);
+      REQUIRE(bytes.ok());
+      CHECK(*bytes == *reference);
+    }
   }
 }
