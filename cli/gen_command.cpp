@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <string>
 #include <thread>
@@ -91,10 +92,11 @@ int run_gen(const GenCliOptions& o) {
   RunProgress run = RunProgress::for_run(wanted, opts.dir);
   auto started = std::chrono::steady_clock::now();
   auto last = started;
-  // Ctrl-C, SIGTERM or SIGHUP while a file is being written removes its NAME.tmp (cli/interrupt.h).
-  TmpGuard writing;
+  // Ctrl-C, SIGTERM or SIGHUP while files are being written removes their NAME.tmp
+  // (cli/interrupt.h): several small tables' writes may be pending at once, one guard each.
+  std::map<std::string, TmpGuard> writing;
   auto progress = [&](const gen::Material& m, const gen::SolveProgress& p) {
-    if (p.phase == "write") writing.guard(gen::table_path(opts.dir, m).string() + ".tmp");
+    if (p.phase == "write") writing.try_emplace(m.name(), gen::table_path(opts.dir, m).string() + ".tmp");
     if (!show_progress) return;
     const auto now = std::chrono::steady_clock::now();
     if (p.phase == "write") {
@@ -114,7 +116,7 @@ int run_gen(const GenCliOptions& o) {
                  static_cast<unsigned long long>(p.total), secs, eta, run.eta(m, frac).c_str());
   };
   auto summary = [&](const gen::TableSummary& s) {
-    writing.release();
+    writing.erase(s.material.name());
     run.finished(s);
     if (show_progress) std::fprintf(stderr, "\r\033[K");
     if (o.quiet) return;
@@ -133,7 +135,7 @@ int run_gen(const GenCliOptions& o) {
                  double(s.peak_rss) / (1 << 20), static_cast<unsigned long long>(s.file_bytes));
   };
   Status st = gen::generate_tables(wanted, opts, arena, progress, summary);
-  writing.release();
+  writing.clear();
   if (!st) return report(st.error());
   if (!o.quiet && run.size() > 1)
     std::fprintf(stderr, "%s, peak %.0f MiB\n", run.totals().c_str(), double(gen::peak_rss_bytes()) / (1 << 20));

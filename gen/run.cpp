@@ -259,6 +259,10 @@ Status generate_tables(const std::vector<Material>& wanted, const GenOptions& op
     std::function<Status()> finish;
     ~WaitOnExit() { (void)finish(); }
   } wait_on_exit{finish_pending};
+  // A run killed outright (SIGKILL, power loss) may have left partial NAME.tmp files, as many as
+  // writes were pending; they are never read, but go first so that the directory holds only
+  // finished tables, whenever this run is stopped.
+  for (const Material& m : plan) std::filesystem::remove(table_path(opts.dir, m).string() + ".tmp", ec);
   for (std::size_t k = 0; k < plan.size(); ++k) {
     const Material& m = plan[k];
     if (one_side) remove_unneeded_copies(k);
@@ -274,9 +278,6 @@ Status generate_tables(const std::vector<Material>& wanted, const GenOptions& op
       if (summary) summary(s);
       continue;
     }
-    // A run killed outright (SIGKILL, power loss) may have left a partial NAME.tmp; it is never read,
-    // but remove it so the directory holds only finished tables while this one is solved.
-    std::filesystem::remove(path.string() + ".tmp", ec);
     if (Status st = over_limit(m); !st) return st;
     // Keep in memory the tables this one converts into and, within opts.keep_bytes, those later
     // tables convert into; load missing ones from disk (the previous table, just solved, is in
