@@ -164,6 +164,10 @@ class TableEncoder {
   // kFreeKey for a free slot (illegal, or kAny); else the value's code, with kNoBetterKey set
   // for a kNoBetter slot. Only for keyed() encoders and the values the counts held.
   [[nodiscard]] std::uint16_t symbol_key(DtmValue value, SlotFreedom freedom) const;
+  // The code of each raw value the counts held, by raw value (65536 entries; others 0): for a
+  // caller that makes many keys, symbol_key(v, f) is kFreeKey for an illegal v or kAny, else
+  // symbol_codes()[v.raw()], with kNoBetterKey added for kNoBetter.
+  [[nodiscard]] std::span<const std::uint16_t> symbol_codes() const;
   [[nodiscard]] int symbol_width() const;  // bytes per coded slot: 1 or 2
   [[nodiscard]] std::uint32_t symbol_count() const;  // codes are 0 .. symbol_count() - 1
   // The compressed bytes of one block already coded (symbol_width() bytes per slot, little

@@ -404,6 +404,8 @@ std::uint16_t TableEncoder::symbol_key(DtmValue value, SlotFreedom freedom) cons
   return freedom == SlotFreedom::kNoBetter ? std::uint16_t(code | kNoBetterKey) : code;
 }
 
+std::span<const std::uint16_t> TableEncoder::symbol_codes() const { return impl_->symbols.code_of; }
+
 int TableEncoder::symbol_width() const { return impl_->header.symbol_width; }
 
 std::uint32_t TableEncoder::symbol_count() const { return std::uint32_t(impl_->symbols.values.size()); }

@@ -154,9 +154,14 @@ SlotKeys slot_keys(const SolvedTable& table, Color side, const NoBetterMarks& ma
   const bool narrow = encoder.symbol_width() == 1 && encoder.symbol_count() < kNoBetterNarrow - 1u;  // codes <= 126
   if (narrow) keys.narrow.resize(values.size());
   else keys.wide.resize(values.size());
+  const std::span<const std::uint16_t> codes = encoder.symbol_codes();  // symbol_key, inlined
   parallel_chunks(arena, values.size(), kChunk, [&](std::uint64_t first, std::uint64_t last) {
     for (std::uint64_t i = first; i < last; ++i) {
-      const std::uint16_t key = encoder.symbol_key(values[i], freedom_at(values[i], marks, i));
+      const std::uint16_t key =
+          values[i].is_illegal()
+              ? formats::kFreeKey
+              : std::uint16_t(codes[values[i].raw()] | ((marks[i / 64] >> (i % 64)) & 1 ? formats::kNoBetterKey : 0));
+      assert(key == encoder.symbol_key(values[i], freedom_at(values[i], marks, i)));
       if (!narrow) keys.wide[i] = key;
       else if (key == formats::kFreeKey) keys.narrow[i] = kFreeNarrow;
       else keys.narrow[i] = std::uint8_t(key & 0x7F) | (key & formats::kNoBetterKey ? kNoBetterNarrow : 0);

@@ -80,19 +80,18 @@ void count_outcomes(const SolvedTable& table, TableSummary& s, tbb::task_arena& 
     std::vector<Counts> parts((values.size() + kSpan - 1) / kSpan);
     parallel_each(arena, parts.size(), [&](std::uint64_t k) {
       Counts& acc = parts[k];
+      // Without branches: the outcomes come in no predictable order.
+      int longest_raw = 0;  // a win's raw value grows with its plies
       for (std::size_t i = k * kSpan; i < std::min<std::size_t>(values.size(), (k + 1) * kSpan); ++i) {
         const DtmValue v = values[i];
-        if (v.is_illegal()) continue;
-        ++acc.positions;
-        if (v.is_win()) {
-          ++acc.wins;
-          acc.longest = std::max(acc.longest, v.plies());
-        } else if (v.is_loss()) {
-          ++acc.losses;
-        } else {
-          ++acc.draws;
-        }
+        const bool win = v.is_win(), loss = v.is_loss(), draw = v.is_draw();
+        acc.wins += win;
+        acc.losses += loss;
+        acc.draws += draw;
+        longest_raw = std::max(longest_raw, win ? int(v.raw()) : 0);
       }
+      acc.positions = acc.wins + acc.losses + acc.draws;
+      if (longest_raw > 0) acc.longest = DtmValue::from_raw(std::uint16_t(longest_raw)).plies();
     });
     for (const Counts& part : parts) {
       s.positions += part.positions;
