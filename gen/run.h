@@ -125,7 +125,8 @@ struct TableSummary {
 
 // Writer settings by intent. `name`: "small" (the default: LZMA2 preset 9, 1 MiB blocks, the
 // smallest files), "balanced" (LZMA2 with a shallower match search, shallower still for tables
-// of more than 8 Mi positions a side: a quarter to a half of the coding time, 2-8% larger) or
+// of more than 8 Mi positions a side: a quarter to a half of the coding time, 2-8% larger; see
+// write_options_named's body for the settings) or
 // "fast" (zstd level 9, 1 MiB blocks: ~10x faster to write, ~35% larger). `sides`: "both" (the
 // default: format version 2, both sides to move stored, so a cold probe decodes one block) or
 // "one" (format version 3: one side stored, capture-resolved, about 2.6x smaller; a probe of the
