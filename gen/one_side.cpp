@@ -126,9 +126,9 @@ std::vector<std::uint64_t> value_counts(const SolvedTable& table, Color side, co
   return counts;
 }
 
-// The stand-in codec's options: zstd's fastest level but one. Level -1 picked a better side or order
-// than level 1 for LZMA2 (the 3+4 set: 17,045 bytes smaller, one table changed, KQvKB 6.4%) at the
-// same cost (docs/formats/table.md, "Writer").
+// The stand-in codec's options: zstd level -1, the first of its fast levels. It picked a better side
+// or order for LZMA2 than level 1 (the 3+4 set: 17,045 bytes smaller, one table's choice changed,
+// KQvKB 6.4%) at the same cost (docs/formats/table.md, "Balanced retuned").
 formats::TableWriteOptions stand_in_options() {
   formats::TableWriteOptions options;
   options.codec = formats::BlockCodec::kZstd;
