@@ -172,33 +172,33 @@ SlotKeys slot_keys(const SolvedTable& table, Color side, const NoBetterMarks& ma
 
 // Block k of `side` in `order`, coded from its slots' keys (the fill starts afresh at each block)
 // and compressed: encode_block's bytes for the same slots, without gathering values first.
+// The storage slots [lo, hi) of `order` coded into `out` from `keys` by fill(previous, key),
+// `width` bytes a slot (little endian).
+template <class Key, class Fill>
+void code_slots(const std::vector<Key>& keys, const StorageOrder& order, std::uint64_t lo, std::uint64_t hi, int width,
+                Fill&& fill, std::byte* out) {
+  Key previous = 0;
+  if (width == 1)
+    order.for_each_slot(lo, hi, [&](std::uint64_t, std::uint64_t i) { *out++ = std::byte(fill(previous, keys[i])); });
+  else  // two-byte symbols (narrow keys too: their codes' high byte is 0)
+    order.for_each_slot(lo, hi, [&](std::uint64_t, std::uint64_t i) {
+      const std::uint16_t code = fill(previous, keys[i]);
+      *out++ = std::byte(code & 0xFF);
+      *out++ = std::byte(code >> 8);
+    });
+}
+
 Result<std::vector<std::byte>> encode_keyed_block(const formats::TableEncoder& encoder, const SlotKeys& keys,
                                                   const StorageOrder& order, std::uint64_t k) {
   const std::uint64_t lo = k * encoder.block_values(), hi = std::min<std::uint64_t>(keys.size(), lo + encoder.block_values());
   thread_local std::vector<std::byte> coded;  // kept by the thread for its next block
   const int width = encoder.symbol_width();
   coded.resize((hi - lo) * std::size_t(width));
-  std::byte* out = coded.data();
-  if (!keys.narrow.empty()) {
-    std::uint8_t previous = 0;
-    if (width == 1)
-      order.for_each_slot(lo, hi, [&](std::uint64_t, std::uint64_t i) { *out++ = std::byte(fill_narrow(previous, keys.narrow[i])); });
-    else  // keys the stand-in narrowed, for a file of two-byte symbols
-      order.for_each_slot(lo, hi, [&](std::uint64_t, std::uint64_t i) {
-        *out++ = std::byte(fill_narrow(previous, keys.narrow[i]));
-        *out++ = std::byte{0};
-      });
-    return encoder.compress_coded(coded);
-  }
-  std::uint16_t previous = 0;
-  if (width == 1)
-    order.for_each_slot(lo, hi, [&](std::uint64_t, std::uint64_t i) { *out++ = std::byte(formats::fill_code(previous, keys.wide[i])); });
+  if (!keys.narrow.empty())
+    code_slots(keys.narrow, order, lo, hi, width, [](std::uint8_t& p, std::uint8_t key) { return fill_narrow(p, key); }, coded.data());
   else
-    order.for_each_slot(lo, hi, [&](std::uint64_t, std::uint64_t i) {
-      const std::uint16_t code = formats::fill_code(previous, keys.wide[i]);
-      *out++ = std::byte(code & 0xFF);
-      *out++ = std::byte(code >> 8);
-    });
+    code_slots(keys.wide, order, lo, hi, width, [](std::uint16_t& p, std::uint16_t key) { return formats::fill_code(p, key); },
+               coded.data());
   return encoder.compress_coded(coded);
 }
 

@@ -287,21 +287,17 @@ Status generate_tables(const std::vector<Material>& wanted, const GenOptions& op
       keep_budget = std::min(keep_budget, opts.memory_limit > need ? opts.memory_limit - need : 0);
     }
     if (Status st = drop_tables(loaded.to_keep(conversions, k, keep_budget), k); !st) return st;
-    // Making a missing expanded copy holds that table and the tables it converts into: within the
-    // memory this table's estimate counts once nothing else is held.
-    for (const Material& d : conversions[k])
-      if (!loaded.contains(d) && !expanded_source_ready(opts.dir, d, cache, arena)) {
-        // The previous table may be among those read back: its file must be finished first.
-        if (Status st = finish_pending(); !st) return st;
-        if (Status st = drop_tables({}, k); !st) return st;
-        break;
-      }
-    // A table read back from disk may still be being written.
-    for (const Material& d : conversions[k])
-      if (!loaded.contains(d)) {
-        if (Status st = finish_pending(); !st) return st;
-        break;
-      }
+    if (std::any_of(conversions[k].begin(), conversions[k].end(), [&](const Material& d) { return !loaded.contains(d); })) {
+      // A table read back from disk may still be being written.
+      if (Status st = finish_pending(); !st) return st;
+      // Making a missing expanded copy holds that table and the tables it converts into: within the
+      // memory this table's estimate counts once nothing else is held.
+      for (const Material& d : conversions[k])
+        if (!loaded.contains(d) && !expanded_source_ready(opts.dir, d, cache, arena)) {
+          if (Status st = drop_tables({}, k); !st) return st;
+          break;
+        }
+    }
     const std::size_t held = loaded.size();
     for (const Material& d : conversions[k])
       if (Status st = loaded.load_expanded(opts.dir, d, cache, arena, LoadUse::kProbeOnly); !st) return st;

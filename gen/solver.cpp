@@ -698,9 +698,9 @@ Result<std::shared_ptr<SolvedTable>> solve_table(const Material& material, const
   // set may hold dozens).
   TableSet own;
   for (const Material& sub : material.conversions()) {
-    if (!subtables.contains(sub))
-      return make_error(ErrorCode::kUnavailable, material.name() + ": needs table " + sub.name() + " first");
-    own.add(subtables.shared(sub));
+    auto table = subtables.shared(sub);
+    if (!table) return make_error(ErrorCode::kUnavailable, material.name() + ": needs table " + sub.name() + " first");
+    own.add(std::move(table));
   }
   Solver solver(material, own, arena, progress);
   return solver.run();

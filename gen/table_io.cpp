@@ -46,8 +46,11 @@ Result<formats::TableWriteOptions> write_options_named(std::string_view name, st
     // match (preset 9's own, so the files are "small"'s). For tables of more than 8 Mi positions
     // a side (5-piece tables) a 32-byte match and 8 steps: ~40% less again for ~5% more
     // (docs/formats/table.md, "Balanced").
-    o.lzma_nice_len = sides == "one" ? 88 : 64;
-    if (sides == "one") o.lzma_depth = 18;
+    o.lzma_nice_len = 64;
+    if (sides == "one") {
+      o.lzma_nice_len = 88;
+      o.lzma_depth = 18;
+    }
     o.lzma_large_above = std::uint64_t{8} << 20;
     o.lzma_large_nice_len = 32;
     o.lzma_large_depth = 8;
