@@ -53,7 +53,7 @@ enum class BlockCodec : std::uint8_t {
 
 // Writer knobs; the defaults are the measured choice (docs/formats/table.md, "Measurements").
 struct TableWriteOptions {
-  std::uint32_t block_bytes = 1U << 20;  // uncompressed bytes per block, 256..1 MiB
+  std::uint32_t block_bytes = 1U << 20;  // uncompressed bytes per block, 256..4 MiB
   BlockCodec codec = BlockCodec::kLzma2;
   int compression_level = 9;             // zstd: -7..-1 (fast levels) or 1..22; LZMA2: preset 0..9
   bool lzma_extreme = false;             // LZMA2: liblzma's "extreme" preset variant
@@ -63,11 +63,13 @@ struct TableWriteOptions {
   std::uint32_t lzma_nice_len = 0;
   int lzma_lc = -1, lzma_lp = -1, lzma_pb = -1;
   std::uint32_t lzma_depth = 0;          // LZMA2 match-finder depth, 1..1000; 0 = the preset's
-  // LZMA2: a table of more than lzma_large_above positions a side is coded with these nice_len
-  // and depth instead of the two above (0: no table is). Most of a set's coding time is in its
-  // largest tables, most of its bytes too; "balanced" searches those less deeply.
+  // LZMA2: a table of more than lzma_large_above positions a side is coded with these nice_len,
+  // depth and block size (0: block_bytes) instead of the ones above (0: no table is). Most of a
+  // set's coding time is in its largest tables, most of its bytes too; "balanced" searches those
+  // less deeply, and keeps their blocks at 1 MiB.
   std::uint64_t lzma_large_above = 0;
   std::uint32_t lzma_large_nice_len = 0, lzma_large_depth = 0;
+  std::uint32_t lzma_large_block_bytes = 0;
   FillMode fill = FillMode::kPrevious;   // version 3: how free slots are chosen
   std::uint32_t fill_min_run = 16;       // FillMode::kMatch: shortest copy worth changing the distance
   std::uint32_t fill_lookahead = 64;     // FillMode::kMatch: slots looked ahead when choosing a distance

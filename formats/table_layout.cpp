@@ -119,7 +119,7 @@ Result<Header> decode_header(std::span<const std::byte> bytes, std::uint64_t act
   h.block_values = load_le<std::uint32_t>(p + kOffBlockValues);
   if (h.block_values == 0 || std::uint64_t{h.block_values} * h.symbol_width > kMaxBlockBytes ||
       std::uint64_t{h.block_values} * h.symbol_width < kMinBlockBytes)
-    return corrupt(name, kOffBlockValues, "block_values", "block size must be 256 bytes..1 MiB");
+    return corrupt(name, kOffBlockValues, "block_values", "block size must be 256 bytes..4 MiB");
   if (std::uint8_t(p[kOffChecksumType]) != kChecksumCrc32c)
     return corrupt(name, kOffChecksumType, "checksum_type", "unknown checksum type");
   if (version == 1) {

@@ -182,7 +182,10 @@ void code_block_match(std::span<const DtmValue> values, std::span<const SlotFree
 
 Status check_options(const TableWriteOptions& o) {
   if (o.block_bytes < layout::kMinBlockBytes || o.block_bytes > layout::kMaxBlockBytes)
-    return make_error(ErrorCode::kInvalidArgument, "table options: block_bytes must be 256..1048576");
+    return make_error(ErrorCode::kInvalidArgument, "table options: block_bytes must be 256..4194304");
+  if (o.lzma_large_block_bytes != 0 &&
+      (o.lzma_large_block_bytes < layout::kMinBlockBytes || o.lzma_large_block_bytes > layout::kMaxBlockBytes))
+    return make_error(ErrorCode::kInvalidArgument, "table options: lzma_large_block_bytes must be 0 or 256..4194304");
   if (o.format_version < layout::kOldestVersion || o.format_version > layout::kVersion)
     return make_error(ErrorCode::kInvalidArgument, "table options: format_version must be 1, 2 or 3");
   if (o.codec == BlockCodec::kLzma2 && o.format_version < 2)
@@ -279,6 +282,7 @@ Status fill_encoder(TableEncoder::Impl& im, const TableInfo& info, std::vector<s
   if (im.options.lzma_large_above > 0 && info.positions_per_side > im.options.lzma_large_above) {
     im.options.lzma_nice_len = im.options.lzma_large_nice_len;
     im.options.lzma_depth = im.options.lzma_large_depth;
+    if (im.options.lzma_large_block_bytes != 0) im.options.block_bytes = im.options.lzma_large_block_bytes;
   }
   const TableWriteOptions& options = im.options;
   im.symbols = build_symbols(std::move(counts), im.one_side, options);

@@ -170,14 +170,12 @@ SlotKeys slot_keys(const SolvedTable& table, Color side, const NoBetterMarks& ma
   return keys;
 }
 
-// Block k of `side` in `order`, coded from its slots' keys (the fill starts afresh at each block)
-// and compressed: encode_block's bytes for the same slots, without gathering values first.
 // The storage slots [lo, hi) of `order` coded into `out` from `keys` by fill(previous, key),
-// `width` bytes a slot (little endian).
+// `width` bytes a slot (little endian); `previous` is the code before lo (0 at a block's start),
+// and is left at hi's.
 template <class Key, class Fill>
 void code_slots(const std::vector<Key>& keys, const StorageOrder& order, std::uint64_t lo, std::uint64_t hi, int width,
-                Fill&& fill, std::byte* out) {
-  Key previous = 0;
+                Key& previous, Fill&& fill, std::byte* out) {
   if (width == 1)
     order.for_each_slot(lo, hi, [&](std::uint64_t, std::uint64_t i) { *out++ = std::byte(fill(previous, keys[i])); });
   else  // two-byte symbols (narrow keys too: their codes' high byte is 0)
@@ -188,18 +186,48 @@ void code_slots(const std::vector<Key>& keys, const StorageOrder& order, std::ui
     });
 }
 
+// Block k of `side` in `order`, coded from its slots' keys (the fill starts afresh at each block)
+// and compressed: encode_block's bytes for the same slots, without gathering values first.
 Result<std::vector<std::byte>> encode_keyed_block(const formats::TableEncoder& encoder, const SlotKeys& keys,
                                                   const StorageOrder& order, std::uint64_t k) {
   const std::uint64_t lo = k * encoder.block_values(), hi = std::min<std::uint64_t>(keys.size(), lo + encoder.block_values());
   thread_local std::vector<std::byte> coded;  // kept by the thread for its next block
   const int width = encoder.symbol_width();
   coded.resize((hi - lo) * std::size_t(width));
+  std::uint8_t narrow_previous = 0;
+  std::uint16_t wide_previous = 0;
   if (!keys.narrow.empty())
-    code_slots(keys.narrow, order, lo, hi, width, [](std::uint8_t& p, std::uint8_t key) { return fill_narrow(p, key); }, coded.data());
+    code_slots(keys.narrow, order, lo, hi, width, narrow_previous,
+               [](std::uint8_t& p, std::uint8_t key) { return fill_narrow(p, key); }, coded.data());
   else
-    code_slots(keys.wide, order, lo, hi, width, [](std::uint16_t& p, std::uint16_t key) { return formats::fill_code(p, key); },
-               coded.data());
+    code_slots(keys.wide, order, lo, hi, width, wide_previous,
+               [](std::uint16_t& p, std::uint16_t key) { return formats::fill_code(p, key); }, coded.data());
   return encoder.compress_coded(coded);
+}
+
+// choose_stored_side's sample of block k (the first kSamplePiece slots of every kSampleStride),
+// joined and compressed as encode_keyed_block compresses a whole block: the bytes encode_block
+// gives for the sample's values and freedoms.
+Result<std::vector<std::byte>> encode_keyed_sample(const formats::TableEncoder& encoder, const SlotKeys& keys,
+                                                   const StorageOrder& order, std::uint64_t k) {
+  const std::uint64_t lo = k * encoder.block_values(), hi = std::min<std::uint64_t>(keys.size(), lo + encoder.block_values());
+  thread_local std::vector<std::byte> coded;
+  const int width = encoder.symbol_width();
+  coded.resize((hi - lo) * std::size_t(width));
+  std::byte* out = coded.data();
+  std::uint8_t narrow_previous = 0;  // the fill runs on over the joined pieces
+  std::uint16_t wide_previous = 0;
+  for (std::uint64_t a = lo; a < hi; a += kSampleStride) {
+    const std::uint64_t b = std::min(hi, a + kSamplePiece);
+    if (!keys.narrow.empty())
+      code_slots(keys.narrow, order, a, b, width, narrow_previous,
+                 [](std::uint8_t& p, std::uint8_t key) { return fill_narrow(p, key); }, out);
+    else
+      code_slots(keys.wide, order, a, b, width, wide_previous,
+                 [](std::uint16_t& p, std::uint16_t key) { return formats::fill_code(p, key); }, out);
+    out += (b - a) * std::size_t(width);
+  }
+  return encoder.compress_coded({coded.data(), std::size_t(out - coded.data())});
 }
 
 constexpr std::uint64_t kFailed = ~std::uint64_t{0};
@@ -274,6 +302,18 @@ std::uint64_t keyed_proxy_bytes(const formats::TableEncoder& encoder, const Slot
   return bounded_file_size(encoder, arena, bound, [&](std::uint64_t k) { return encode_keyed_block(encoder, keys, order, k); });
 }
 
+// The stand-in's bytes for the sample of each of `encoder`'s blocks (encode_keyed_sample), summed.
+std::uint64_t keyed_sample_bytes(const formats::TableEncoder& encoder, const SlotKeys& keys, const StorageOrder& order,
+                                 tbb::task_arena& arena) {
+  std::vector<std::uint64_t> sizes(encoder.block_count(), kFailed);
+  parallel_each(arena, sizes.size(), [&](std::uint64_t k) {
+    if (auto bytes = encode_keyed_sample(encoder, keys, order, k)) sizes[k] = bytes->size();
+  });
+  std::uint64_t sum = 0;
+  for (const std::uint64_t size : sizes) sum = size == kFailed ? kFailed : sum + size;
+  return sum;
+}
+
 }  // namespace
 
 std::vector<StorageOrder> candidate_orders(const IndexScheme& scheme) {
@@ -340,31 +380,54 @@ StoredSide choose_stored_side(const SolvedTable& table, const TableSet& subtable
       keys[side] = slot_keys(table, Color(side), marks[side], *encoder, arena);
       whole_encoder[side] = std::move(*encoder);
     });
-  std::vector<std::uint64_t> cost(std::size_t(sides) * orders.size());
   auto size_candidate = [&](int side, std::size_t o, const std::atomic<std::uint64_t>* bound) {
     if (whole_encoder[side]) return keyed_proxy_bytes(*whole_encoder[side], keys[side], orders[o], arena, bound);
     return proxy_bytes(table, Color(side), marks[side], orders[o], windows,
                        value_counts(table, Color(side), orders[o], windows), arena, bound);
   };
-  // Each side's index order first, in full; then the other orders, each given up once it is
-  // larger than the smallest so far (only the smallest and its size are used below). Sized over
-  // the whole table, the sides are compared by these sizes, so one bound serves both: a side whose
-  // orders are all given up is larger than the other's best. Over windows each side's best order
-  // is needed, so each side has its own.
+  const std::size_t candidates = std::size_t(sides) * orders.size();
+  // Which candidates (side * orders.size() + order) are sized, and each side's one sized first.
+  std::vector<char> sized(candidates, 1);
+  std::size_t first[2] = {0, 0};
+  const bool keyed = whole_encoder[0] && (sides == 1 || whole_encoder[1]);
+  if (keyed && orders.size() > 1 && n >= kStagedFrom) {
+    // Every candidate over a quarter of each block first; only those within 1/kSampleMargin of the
+    // smallest sample are then sized in full, each side's smallest sample first
+    // (docs/formats/table.md, "The stand-in in two stages").
+    std::vector<std::uint64_t> sample(candidates);
+    parallel_each(arena, candidates, [&](std::uint64_t k) {
+      const int side = int(k / orders.size());
+      sample[k] = keyed_sample_bytes(*whole_encoder[side], keys[side], orders[k % orders.size()], arena);
+    });
+    const std::uint64_t low = *std::min_element(sample.begin(), sample.end());
+    for (std::size_t k = 0; k < candidates; ++k) sized[k] = sample[k] - low <= low / kSampleMargin;
+    for (int side = 0; side < sides; ++side)
+      for (std::size_t o = 1; o < orders.size(); ++o)
+        if (sample[side * orders.size() + o] < sample[side * orders.size() + first[side]]) first[side] = o;
+  }
+  std::vector<std::uint64_t> cost(candidates, kFailed);
+  // Each side's first candidate in full; then the others, each given up once it is larger than
+  // the smallest so far (only the smallest and its size are used below). Sized over the whole
+  // table, the sides are compared by these sizes, so one bound serves both: a side whose orders
+  // are all given up (or not sized) is larger than the other's best. Over windows each side's
+  // best order is needed, so each side has its own.
   std::atomic<std::uint64_t> smallest[2];
   parallel_each(arena, std::uint64_t(sides), [&](std::uint64_t side) {
-    cost[side * orders.size()] = size_candidate(int(side), 0, nullptr);
-    smallest[side].store(cost[side * orders.size()]);
+    const std::size_t k = side * orders.size() + first[side];
+    if (sized[k]) cost[k] = size_candidate(int(side), first[side], nullptr);
+    smallest[side].store(cost[k]);
   });
   const bool one_bound = windows.size() == 1;
   if (one_bound && sides == 2) smallest[0].store(std::min(smallest[0].load(), smallest[1].load()));
   std::atomic<std::uint64_t>* bound[2] = {&smallest[0], one_bound ? &smallest[0] : &smallest[1]};
-  const std::uint64_t others = orders.size() - 1;
-  parallel_each(arena, std::uint64_t(sides) * others, [&](std::uint64_t k) {
-    const int side = int(k / others);
-    const std::size_t o = 1 + k % others;
-    const std::uint64_t size = size_candidate(side, o, bound[side]);
-    cost[std::size_t(side) * orders.size() + o] = size;
+  std::vector<std::size_t> rest;
+  for (std::size_t k = 0; k < candidates; ++k)
+    if (sized[k] && k % orders.size() != first[k / orders.size()]) rest.push_back(k);
+  parallel_each(arena, rest.size(), [&](std::uint64_t r) {
+    const std::size_t k = rest[r];
+    const int side = int(k / orders.size());
+    const std::uint64_t size = size_candidate(side, k % orders.size(), bound[side]);
+    cost[k] = size;
     std::uint64_t seen = bound[side]->load();
     while (size < seen && !bound[side]->compare_exchange_weak(seen, size)) {
     }

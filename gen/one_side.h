@@ -2,6 +2,7 @@
 // and how a reader rebuilds both sides exactly (docs/formats/table.md, "Format version 3").
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <vector>
 
@@ -70,13 +71,6 @@ using NoBetterMarks = std::vector<std::uint64_t>;
 // beyond 4 digits.
 [[nodiscard]] std::vector<StorageOrder> candidate_orders(const IndexScheme& scheme);
 
-// Which side a version-3 file of `table` stores, with that side's no_better_marks, and in which
-// storage order (docs/index.md): White for a symmetric material (Black's values are White's,
-// colour-flipped); otherwise, like the order, by the size of the capture-resolved symbols coded
-// with zstd level -1, a fast stand-in for the writer's codec (docs/formats/table.md): each side with
-// each candidate order (every permutation of the index digits, up to 4 digits) over a sample of
-// the table, then the two sides in the best order over the whole table. Deterministic; parallel in
-// `arena`.
 // A side's symbol keys by index (TableEncoder::symbol_key), one byte each where every code fits in
 // 7 bits (`narrow`: the code, 0x80 added for kNoBetter, 0xFF for a free slot), else two (`wide`,
 // the keys themselves): the stand-in reads them once per candidate order, and half the bytes is
@@ -104,6 +98,22 @@ struct StoredSide {
 // number, is returned.
 [[nodiscard]] Result<std::vector<std::byte>> encode_in_parallel(const formats::TableEncoder& encoder, tbb::task_arena& arena);
 
+// Which side a version-3 file of `table` stores, with that side's no_better_marks, and in which
+// storage order (docs/index.md): White for a symmetric material (Black's values are White's,
+// colour-flipped); otherwise, like the order, by the size of the capture-resolved symbols coded
+// with zstd level -1, a fast stand-in for the writer's codec (docs/formats/table.md), each side
+// with each candidate order (every permutation of the index digits, up to 4 digits):
+// - up to 8 Mi slots, over the whole table. From kStagedFrom slots on, in two stages: first each
+//   candidate over a sample of each stand-in block (its first kSamplePiece slots of every
+//   kSampleStride, joined and coded as one block); then, in full, only the candidates whose
+//   sample is at most 1/kSampleMargin larger than the smallest sample. The smallest in full wins
+//   (ties: White, then the earlier candidate).
+// - larger tables, each side's orders over 32 windows of the table, then the two sides in their
+//   best orders over the whole table.
+// Deterministic; parallel in `arena`.
+inline constexpr std::uint64_t kStagedFrom = std::uint64_t{1} << 20;
+inline constexpr std::uint64_t kSamplePiece = std::uint64_t{1} << 12, kSampleStride = 4 * kSamplePiece;
+inline constexpr std::uint64_t kSampleMargin = 10;
 [[nodiscard]] StoredSide choose_stored_side(const SolvedTable& table, const TableSet& subtables, tbb::task_arena& arena);
 
 // The stored side's values and freedom in its storage order (slot s holds index

@@ -99,6 +99,11 @@ int main(int argc, char** argv) {
     formats::store_le<std::uint32_t>(&v[92], 3);
     header_crc(v);
   });
+  // Blocks of more than 4 MiB are refused (the largest a writer makes is 2 MiB).
+  ok &= variant("v3-block-too-large.tbk", [&](auto& v) {
+    formats::store_le<std::uint32_t>(&v[96], (4U << 20) + 1);
+    header_crc(v);
+  });
   // Capture-resolved values exist only from version 3 on.
   ok &= variant("v2-resolved-encoding.tbk", [&](auto& v) {
     formats::store_le<std::uint32_t>(&v[92], 2);

@@ -90,6 +90,32 @@ TEST_CASE("Table files round-trip values for both sides", "[formats][table]") {
   std::filesystem::remove(path);
 }
 
+TEST_CASE("Blocks up to 4 MiB round-trip, and tables over lzma_large_above take their own block size", "[formats][table]") {
+  // gen's "balanced" one-side writer codes 2 MiB blocks, and 1 MiB ones for tables of more than
+  // lzma_large_above positions a side (lzma_large_block_bytes).
+  const std::uint64_t n = 2'500'000;
+  const auto white = synthetic_values(n, 11, 20);
+  TableWriteOptions opt;
+  opt.compression_level = 1;  // LZMA2, a fast preset: the block size is under test
+  opt.block_bytes = 4U << 20;
+  opt.lzma_large_block_bytes = 1U << 20;
+  std::uint64_t expected_per_block = 4U << 20;
+  SECTION("a table within lzma_large_above") { opt.lzma_large_above = n; }
+  SECTION("a table over it") {
+    opt.lzma_large_above = n - 1;
+    expected_per_block = 1U << 20;
+  }
+  SECTION("no large tables") { opt.lzma_large_block_bytes = 0; }
+  auto bytes = encode_table(info_for(n), OneSide{chess::Color::kWhite, white, {}}, opt);
+  REQUIRE(bytes.ok());
+  auto t = TableFile::open_memory(*bytes, "memory");
+  REQUIRE(t.ok());
+  CHECK(t->values_per_block() == expected_per_block);
+  CHECK(t->block_count() == (n + expected_per_block - 1) / expected_per_block);
+  REQUIRE(t->verify().ok());
+  check_same(*t, chess::Color::kWhite, white);
+}
+
 TEST_CASE("Tables with more than 256 distinct values use 16-bit symbols", "[formats][table]") {
   const std::uint64_t n = 20'000;
   const auto white = synthetic_values(n, 3, 400);
@@ -318,6 +344,16 @@ TEST_CASE("Table writer rejects bad arguments and cleans up", "[formats][table]"
   for (const int level : {-7, -1, 1, 22}) {
     opt.compression_level = level;
     CHECK(encode_table(info_for(100), v, v, opt).ok());
+  }
+  opt = {};
+  opt.block_bytes = (4U << 20) + 1;  // blocks: 256 bytes to 4 MiB
+  CHECK(encode_table(info_for(100), v, v, opt).error().code == ErrorCode::kInvalidArgument);
+  opt.block_bytes = 4U << 20;
+  CHECK(encode_table(info_for(100), v, v, opt).ok());
+  for (const std::uint32_t bad : {255U, (4U << 20) + 1}) {
+    opt = {};
+    opt.lzma_large_block_bytes = bad;
+    CHECK(encode_table(info_for(100), v, v, opt).error().code == ErrorCode::kInvalidArgument);
   }
   opt = {};
   opt.lzma_nice_len = 274;
