@@ -203,6 +203,13 @@ inline constexpr std::uint16_t kFreeKey = 0xFFFF, kNoBetterKey = 0x8000;
 // Writes `bytes` to path + ".tmp", fsyncs, renames it to `path`; removes the tmp file on failure.
 [[nodiscard]] Status write_file_atomically(const std::filesystem::path& path, std::span<const std::byte> bytes);
 
+// How write_file_atomically creates path + ".tmp": open(2)'s arguments, the descriptor or -1 with
+// errno set. A program may route it through its own lock: the command line does, so that no tmp
+// file is created once a signal's cleanup has begun, where the cleanup could miss it
+// (cli/interrupt.h). nullptr restores the default, ::open. Thread-safe.
+using TmpFileOpener = int (*)(const char* path, int flags, unsigned mode);
+void set_tmp_file_opener(TmpFileOpener opener);
+
 // A validated, read-only table file (mmapped). Copies share the mapping. All const methods are
 // thread-safe: the only mutable state is a mutex-guarded pool of decompression contexts.
 class TableFile {

@@ -6,6 +6,7 @@
 #include <zstd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cassert>
 #include <cerrno>
 #include <cstring>
@@ -541,10 +542,20 @@ Status write_table_file(const std::filesystem::path& path, const TableInfo& info
   return write_file_atomically(path, *bytes);
 }
 
+namespace {
+
+std::atomic<TmpFileOpener> tmp_file_opener{nullptr};
+
+}  // namespace
+
+void set_tmp_file_opener(TmpFileOpener opener) { tmp_file_opener.store(opener); }
+
 Status write_file_atomically(const std::filesystem::path& path, std::span<const std::byte> bytes) {
   const std::filesystem::path tmp = path.string() + ".tmp";
   const std::string name = tmp.string();
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  const int flags = O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC;
+  const TmpFileOpener opener = tmp_file_opener.load();
+  const int fd = opener ? opener(tmp.c_str(), flags, 0644) : ::open(tmp.c_str(), flags, 0644);
   if (fd < 0) return make_error(ErrorCode::kIo, name + ": cannot create: " + std::strerror(errno));
   Status st = write_all(fd, bytes, name);
   if (st && ::fsync(fd) != 0) st = make_error(ErrorCode::kIo, name + ": fsync failed: " + std::strerror(errno));

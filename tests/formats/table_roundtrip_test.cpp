@@ -1,4 +1,5 @@
 #include <catch2/catch.hpp>
+#include <fcntl.h>
 
 #include <filesystem>
 #include <fstream>
@@ -317,6 +318,43 @@ TEST_CASE("Format v3: one side, free slots filled within their bounds, blocks in
   REQUIRE(exact_file.ok());
   CHECK(!exact_file->capture_resolved());
   check_same(*exact_file, chess::Color::kWhite, black);
+}
+
+namespace {
+std::vector<std::string> opened_tmp_files;
+}  // namespace
+
+TEST_CASE("write_file_atomically creates its tmp file through the opener set", "[formats][table]") {
+  // The command line routes the creation through its interrupt lock (cli/interrupt.cpp).
+  const auto path = temp_path("opener.bin");
+  const std::vector<std::byte> bytes(1000, std::byte{0x5A});
+  opened_tmp_files.clear();
+  set_tmp_file_opener([](const char* p, int flags, unsigned mode) {
+    opened_tmp_files.emplace_back(p);
+    return ::open(p, flags, mode);
+  });
+  REQUIRE(write_file_atomically(path, bytes).ok());
+  CHECK(opened_tmp_files == std::vector<std::string>{path.string() + ".tmp"});
+  CHECK(std::filesystem::file_size(path) == bytes.size());
+  CHECK(!std::filesystem::exists(path.string() + ".tmp"));
+  // An opener that refuses: the write fails, naming the tmp file, and leaves nothing.
+  std::filesystem::remove(path);
+  set_tmp_file_opener([](const char*, int, unsigned) {
+    errno = EACCES;
+    return -1;
+  });
+  const Status refused = write_file_atomically(path, bytes);
+  set_tmp_file_opener(nullptr);
+  REQUIRE(!refused.ok());
+  CHECK(refused.error().code == ErrorCode::kIo);
+  CHECK(refused.error().message.find(path.string() + ".tmp: cannot create") != std::string::npos);
+  CHECK(!std::filesystem::exists(path));
+  CHECK(!std::filesystem::exists(path.string() + ".tmp"));
+  // The default again.
+  opened_tmp_files.clear();
+  REQUIRE(write_file_atomically(path, bytes).ok());
+  CHECK(opened_tmp_files.empty());
+  std::filesystem::remove(path);
 }
 
 TEST_CASE("Table writer rejects bad arguments and cleans up", "[formats][table]") {
