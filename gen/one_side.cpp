@@ -310,7 +310,10 @@ std::uint64_t keyed_sample_bytes(const formats::TableEncoder& encoder, const Slo
     if (auto bytes = encode_keyed_sample(encoder, keys, order, k)) sizes[k] = bytes->size();
   });
   std::uint64_t sum = 0;
-  for (const std::uint64_t size : sizes) sum = size == kFailed ? kFailed : sum + size;
+  for (const std::uint64_t size : sizes) {
+    if (size == kFailed) return kFailed;
+    sum += size;
+  }
   return sum;
 }
 
@@ -393,7 +396,7 @@ StoredSide choose_stored_side(const SolvedTable& table, const TableSet& subtable
   if (keyed && orders.size() > 1 && n >= kStagedFrom) {
     // Every candidate over a quarter of each block first; only those within 1/kSampleMargin of the
     // smallest sample are then sized in full, each side's smallest sample first
-    // (docs/formats/table.md, "The stand-in in two stages").
+    // (docs/formats/table.md, "Balanced in 2 MiB blocks; the stand-in in two stages").
     std::vector<std::uint64_t> sample(candidates);
     parallel_each(arena, candidates, [&](std::uint64_t k) {
       const int side = int(k / orders.size());
