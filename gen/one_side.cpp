@@ -186,39 +186,23 @@ void code_slots(const std::vector<Key>& keys, const StorageOrder& order, std::ui
     });
 }
 
-// Block k of `side` in `order`, coded from its slots' keys (the fill starts afresh at each block)
-// and compressed: encode_block's bytes for the same slots, without gathering values first.
+// Block k of `side` in `order`, coded from its slots' keys and compressed: of each `stride` slots
+// from the block's start, the first `piece`, joined (the fill starts afresh at the block and runs
+// on over the pieces). The whole block (piece = stride = block_values()) gives encode_block's bytes
+// for the same slots, without gathering values first; choose_stored_side's sample
+// (kSamplePiece of every kSampleStride) gives them for the sample's values and freedoms.
 Result<std::vector<std::byte>> encode_keyed_block(const formats::TableEncoder& encoder, const SlotKeys& keys,
-                                                  const StorageOrder& order, std::uint64_t k) {
+                                                  const StorageOrder& order, std::uint64_t k, std::uint64_t piece,
+                                                  std::uint64_t stride) {
   const std::uint64_t lo = k * encoder.block_values(), hi = std::min<std::uint64_t>(keys.size(), lo + encoder.block_values());
   thread_local std::vector<std::byte> coded;  // kept by the thread for its next block
   const int width = encoder.symbol_width();
   coded.resize((hi - lo) * std::size_t(width));
+  std::byte* out = coded.data();
   std::uint8_t narrow_previous = 0;
   std::uint16_t wide_previous = 0;
-  if (!keys.narrow.empty())
-    code_slots(keys.narrow, order, lo, hi, width, narrow_previous,
-               [](std::uint8_t& p, std::uint8_t key) { return fill_narrow(p, key); }, coded.data());
-  else
-    code_slots(keys.wide, order, lo, hi, width, wide_previous,
-               [](std::uint16_t& p, std::uint16_t key) { return formats::fill_code(p, key); }, coded.data());
-  return encoder.compress_coded(coded);
-}
-
-// choose_stored_side's sample of block k (the first kSamplePiece slots of every kSampleStride),
-// joined and compressed as encode_keyed_block compresses a whole block: the bytes encode_block
-// gives for the sample's values and freedoms.
-Result<std::vector<std::byte>> encode_keyed_sample(const formats::TableEncoder& encoder, const SlotKeys& keys,
-                                                   const StorageOrder& order, std::uint64_t k) {
-  const std::uint64_t lo = k * encoder.block_values(), hi = std::min<std::uint64_t>(keys.size(), lo + encoder.block_values());
-  thread_local std::vector<std::byte> coded;
-  const int width = encoder.symbol_width();
-  coded.resize((hi - lo) * std::size_t(width));
-  std::byte* out = coded.data();
-  std::uint8_t narrow_previous = 0;  // the fill runs on over the joined pieces
-  std::uint16_t wide_previous = 0;
-  for (std::uint64_t a = lo; a < hi; a += kSampleStride) {
-    const std::uint64_t b = std::min(hi, a + kSamplePiece);
+  for (std::uint64_t a = lo; a < hi; a += stride) {
+    const std::uint64_t b = std::min(hi, a + piece);
     if (!keys.narrow.empty())
       code_slots(keys.narrow, order, a, b, width, narrow_previous,
                  [](std::uint8_t& p, std::uint8_t key) { return fill_narrow(p, key); }, out);
@@ -228,6 +212,11 @@ Result<std::vector<std::byte>> encode_keyed_sample(const formats::TableEncoder& 
     out += (b - a) * std::size_t(width);
   }
   return encoder.compress_coded({coded.data(), std::size_t(out - coded.data())});
+}
+
+Result<std::vector<std::byte>> encode_keyed_block(const formats::TableEncoder& encoder, const SlotKeys& keys,
+                                                  const StorageOrder& order, std::uint64_t k) {
+  return encode_keyed_block(encoder, keys, order, k, encoder.block_values(), encoder.block_values());
 }
 
 constexpr std::uint64_t kFailed = ~std::uint64_t{0};
@@ -302,19 +291,14 @@ std::uint64_t keyed_proxy_bytes(const formats::TableEncoder& encoder, const Slot
   return bounded_file_size(encoder, arena, bound, [&](std::uint64_t k) { return encode_keyed_block(encoder, keys, order, k); });
 }
 
-// The stand-in's bytes for the sample of each of `encoder`'s blocks (encode_keyed_sample), summed.
+// The stand-in's bytes for the sample of each of `encoder`'s blocks, summed (the blocks alone: the
+// two sides' file headers differ).
 std::uint64_t keyed_sample_bytes(const formats::TableEncoder& encoder, const SlotKeys& keys, const StorageOrder& order,
                                  tbb::task_arena& arena) {
-  std::vector<std::uint64_t> sizes(encoder.block_count(), kFailed);
-  parallel_each(arena, sizes.size(), [&](std::uint64_t k) {
-    if (auto bytes = encode_keyed_sample(encoder, keys, order, k)) sizes[k] = bytes->size();
+  const std::uint64_t size = bounded_file_size(encoder, arena, nullptr, [&](std::uint64_t k) {
+    return encode_keyed_block(encoder, keys, order, k, kSamplePiece, kSampleStride);
   });
-  std::uint64_t sum = 0;
-  for (const std::uint64_t size : sizes) {
-    if (size == kFailed) return kFailed;
-    sum += size;
-  }
-  return sum;
+  return size == kFailed ? kFailed : size - encoder.file_size(0);
 }
 
 }  // namespace
