@@ -378,7 +378,7 @@ StoredSide choose_stored_side(const SolvedTable& table, const TableSet& subtable
   std::size_t first[2] = {0, 0};
   const bool keyed = whole_encoder[0] && (sides == 1 || whole_encoder[1]);
   if (keyed && orders.size() > 1 && n >= kStagedFrom) {
-    // Every candidate over a quarter of each block first; only those within 1/kSampleMargin of the
+    // Every candidate over an eighth of each block first; only those within 1/kSampleMargin of the
     // smallest sample are then sized in full, each side's smallest sample first
     // (docs/formats/table.md, "Balanced in 2 MiB blocks; the stand-in in two stages").
     std::vector<std::uint64_t> sample(candidates);

@@ -112,7 +112,7 @@ struct StoredSide {
 //   best orders over the whole table.
 // Deterministic; parallel in `arena`.
 inline constexpr std::uint64_t kStagedFrom = std::uint64_t{1} << 20;
-inline constexpr std::uint64_t kSamplePiece = std::uint64_t{1} << 12, kSampleStride = 4 * kSamplePiece;
+inline constexpr std::uint64_t kSamplePiece = std::uint64_t{1} << 11, kSampleStride = 8 * kSamplePiece;
 inline constexpr std::uint64_t kSampleMargin = 10;
 [[nodiscard]] StoredSide choose_stored_side(const SolvedTable& table, const TableSet& subtables, tbb::task_arena& arena);
 
