@@ -220,13 +220,22 @@ void Solver::init_position(int side, std::uint64_t i, const Board* decoded, std:
   // conversion: the best over captures, promotions and double pushes into an en-passant stalemate;
   // capture: over captures and promotions alone (what capture-resolved files compare with).
   std::optional<DtmValue> conversion, capture;
-  // Quiet piece moves are counted without building the children; only a child with both kings on
-  // one long diagonal (pawnless) can be its own mirror image and weigh 2.
+  // Quiet moves are counted without building the children; only a child with both kings on one
+  // long diagonal (pawnless) can be its own mirror image and weigh 2. So a king's move counts 1
+  // unless it lands on the long diagonal the other king stands on (the two diagonals share no
+  // square), and another piece's unless both kings already stand on one.
   auto bulk = [&](PieceType t, Square from, Bitboard targets) {
     any_move = true;
     if (scheme_.id() == kSchemePawns || (t != PieceType::kKing && !kings_on_long_diagonal(b))) {
       in_table += popcount(targets);
       return;
+    }
+    if (t == PieceType::kKing) {
+      constexpr Bitboard kMain = 0x8040201008040201ULL, kAnti = 0x0102040810204080ULL;
+      const Bitboard other = b.king(~b.side).bb();
+      const Bitboard diagonal = other & kMain ? kMain : other & kAnti ? kAnti : 0;
+      in_table += popcount(targets & ~diagonal);
+      targets &= diagonal;
     }
     while (targets) {
       Board child = b;
