@@ -158,7 +158,7 @@ void add_gen_command(CLI::App& app, int& exit_code) {
                   "search; with --sides one, 3+4-piece files ~2% larger in 2 MiB blocks for ~45% of the coding time, "
                   "5-piece ones ~8% larger for ~a quarter of it) or fast (zstd 9: 4-20x faster to write, ~40% larger). "
                   "All 3+4-piece tables on 2 cores: fast 12 s, 24.4 MiB; small 35 s, 17.2 MiB; one side fast 12 s, "
-                  "8.1 MiB; one side balanced 19 s, 5.97 MiB; one side small 26 s, 5.86 MiB (README)");
+                  "8.1 MiB; one side balanced 18 s, 5.97 MiB; one side small 26 s, 5.86 MiB (README)");
   cmd->add_option("--sides", opts->sides,
                   "both (default: both sides to move stored; a cold probe decodes one block) or one (store one side, "
                   "capture-resolved: ~2.9x smaller files; a probe of the other side searches one ply)");

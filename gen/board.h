@@ -81,10 +81,9 @@ struct MoveInfo {
 template <class F>
 void for_each_legal_move(const Board& b, F&& f);
 
-// As for_each_legal_move, except that when b.side is not in check the non-capturing moves of pieces,
-// and the pawn pushes that neither promote nor leave an en-passant right, are reported together,
-// without building the children: bulk(type, from, targets) with `targets` the (non-empty) set of
-// their destination squares; f gets all the other moves.
+// As for_each_legal_move, except that when b.side is not in check the non-capturing moves of pieces
+// (not pawns) are reported together, without building the children: bulk(type, from, targets) with
+// `targets` the (non-empty) set of their destination squares; f gets all the other moves.
 template <class Bulk, class F>
 void for_each_legal_move_bulk(const Board& b, Bulk&& bulk, F&& f);
 

@@ -93,24 +93,13 @@ void enumerate_legal_moves(const Board& b, Bulk&& bulk, F&& f) {
     };
     const Square one(from.index() + forward);
     if (!(occ & one.bb())) {
-      const Square two = from.relative_rank(us) == 1 ? Square(one.index() + forward) : one;
-      const bool double_push = two != one && !(occ & two.bb());
-      const bool capturable = double_push && (pawn_attacks(us, one) & b.pieces(them, PieceType::kPawn)) != 0;
-      if constexpr (kBulk) {
-        if (!checked && !promotes) {
-          // Pushes that leave no en-passant right, reported like the pieces' quiet moves.
-          Bitboard quiet = one.bb() | (double_push && !capturable ? two.bb() : 0);
-          if (pinned & from.bb()) quiet &= line_bb(ksq, from);
-          if (quiet) bulk(PieceType::kPawn, from, quiet);
-          if (capturable) emit(PieceType::kPawn, from, two, PieceType::kNone, MoveKind::kDoublePush, one);
-          for (Bitboard caps = pawn_attacks(us, from) & enemy; caps;) pawn_to(pop_lsb(caps));
-          continue;
-        }
-      }
       pawn_to(one);
-      if (double_push)
+      const Square two = from.relative_rank(us) == 1 ? Square(one.index() + forward) : one;
+      if (two != one && !(occ & two.bb())) {
+        const bool capturable = (pawn_attacks(us, one) & b.pieces(them, PieceType::kPawn)) != 0;
         emit(PieceType::kPawn, from, two, PieceType::kNone, capturable ? MoveKind::kDoublePush : MoveKind::kQuiet,
              capturable ? one : Square::none());
+      }
     }
     for (Bitboard caps = pawn_attacks(us, from) & enemy; caps;) pawn_to(pop_lsb(caps));
   }

@@ -220,7 +220,7 @@ void Solver::init_position(int side, std::uint64_t i, const Board* decoded, std:
   // conversion: the best over captures, promotions and double pushes into an en-passant stalemate;
   // capture: over captures and promotions alone (what capture-resolved files compare with).
   std::optional<DtmValue> conversion, capture;
-  // Quiet moves are counted without building the children; only a child with both kings on one
+  // Quiet piece moves are counted without building the children; only a child with both kings on one
   // long diagonal (pawnless) can be its own mirror image and weigh 2. So a king's move counts 1
   // unless it lands on the long diagonal the other king stands on (the two diagonals share no
   // square), and another piece's unless both kings already stand on one.
