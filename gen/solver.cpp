@@ -58,10 +58,12 @@ constexpr int ply_of(std::uint16_t s) { return (s & ~kConvBit) - 1; }
 // A floor state's ply.
 constexpr int floor_of(std::uint16_t s) { return s & ~(kFloorBit | kConvBit); }
 
+// The two long diagonals, a1-h8 and h1-a8 (they share no square).
+constexpr Bitboard kMainDiagonal = 0x8040201008040201ULL, kAntiDiagonal = 0x0102040810204080ULL;
+
 bool kings_on_long_diagonal(const Board& b) {
-  constexpr Bitboard kMain = 0x8040201008040201ULL, kAnti = 0x0102040810204080ULL;
   const Bitboard kings = b.by_type[index_of(PieceType::kKing)];
-  return (kings & kMain) == kings || (kings & kAnti) == kings;
+  return (kings & kMainDiagonal) == kings || (kings & kAntiDiagonal) == kings;
 }
 
 // An uninitialised array of n T, on transparent huge pages where the system offers them: the
@@ -231,9 +233,8 @@ void Solver::init_position(int side, std::uint64_t i, const Board* decoded, std:
       return;
     }
     if (t == PieceType::kKing) {
-      constexpr Bitboard kMain = 0x8040201008040201ULL, kAnti = 0x0102040810204080ULL;
       const Bitboard other = b.king(~b.side).bb();
-      const Bitboard diagonal = other & kMain ? kMain : other & kAnti ? kAnti : 0;
+      const Bitboard diagonal = other & kMainDiagonal ? kMainDiagonal : other & kAntiDiagonal ? kAntiDiagonal : 0;
       in_table += popcount(targets & ~diagonal);
       targets &= diagonal;
     }
