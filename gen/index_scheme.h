@@ -12,6 +12,16 @@
 
 namespace tbkit::gen {
 
+// The two long diagonals, a1-h8 and h1-a8 (they share no square).
+inline constexpr chess::Bitboard kMainDiagonal = 0x8040201008040201ULL, kAntiDiagonal = 0x0102040810204080ULL;
+
+// Whether both kings stand on one long diagonal: only then can a pawnless board be its own image
+// under a symmetry other than the identity.
+[[nodiscard]] inline bool kings_on_long_diagonal(const Board& b) {
+  const chess::Bitboard kings = b.by_type[index_of(chess::PieceType::kKing)];
+  return (kings & kMainDiagonal) == kings || (kings & kAntiDiagonal) == kings;
+}
+
 // Scheme ids stored in table files (TableInfo::index_scheme).
 inline constexpr std::uint32_t kSchemePawnless = 1;  // 462 king pairs, 8 symmetries
 inline constexpr std::uint32_t kSchemePawns = 2;     // 1806 king pairs, left-right mirror
@@ -77,8 +87,7 @@ class IndexScheme {
   // not the diagonal case, else -1.
   [[nodiscard]] int plain_pair(chess::Square wk, chess::Square bk) const {
     const int pair = pair_index_[wk.index() * 64 + bk.index()];
-    constexpr chess::Bitboard kMain = 0x8040201008040201ULL;
-    if (!pawns_ && (wk.bb() | bk.bb()) == ((wk.bb() | bk.bb()) & kMain)) return -1;
+    if (!pawns_ && (wk.bb() | bk.bb()) == ((wk.bb() | bk.bb()) & kMainDiagonal)) return -1;
     return pair;
   }
   [[nodiscard]] std::uint64_t pair_stride() const { return pair_stride_; }
@@ -97,9 +106,8 @@ class IndexScheme {
   // Whether encode(b) may need a symmetry other than the one that canonicalizes the kings plus the
   // diagonal comparison: true when both kings stand on the a1-h8 diagonal in a pawnless scheme.
   [[nodiscard]] bool diagonal_case(const Board& b) const {
-    constexpr chess::Bitboard kMain = 0x8040201008040201ULL;
     const chess::Bitboard kings = b.by_type[index_of(chess::PieceType::kKing)];
-    return !pawns_ && (kings & kMain) == kings;
+    return !pawns_ && (kings & kMainDiagonal) == kings;
   }
 
   // Given `b` = the board decode(index - 1, ...) produced (and returned true for), turns it into the
@@ -139,10 +147,7 @@ class IndexScheme {
   [[nodiscard]] int stabilizer_size(const Board& b) const {
     // A file mirror moves every square, so no pawn board is its own image; otherwise both kings
     // must stand on one long diagonal.
-    if (pawns_) return 1;
-    constexpr chess::Bitboard kMain = 0x8040201008040201ULL, kAnti = 0x0102040810204080ULL;
-    const chess::Bitboard kings = b.by_type[index_of(chess::PieceType::kKing)];
-    if ((kings & kMain) != kings && (kings & kAnti) != kings) return 1;
+    if (pawns_ || !kings_on_long_diagonal(b)) return 1;
     return diagonal_stabilizer_size(b);
   }
   // Distinct boards (without symmetry reduction) that this board's index stands for.

@@ -58,14 +58,6 @@ constexpr int ply_of(std::uint16_t s) { return (s & ~kConvBit) - 1; }
 // A floor state's ply.
 constexpr int floor_of(std::uint16_t s) { return s & ~(kFloorBit | kConvBit); }
 
-// The two long diagonals, a1-h8 and h1-a8 (they share no square).
-constexpr Bitboard kMainDiagonal = 0x8040201008040201ULL, kAntiDiagonal = 0x0102040810204080ULL;
-
-bool kings_on_long_diagonal(const Board& b) {
-  const Bitboard kings = b.by_type[index_of(PieceType::kKing)];
-  return (kings & kMainDiagonal) == kings || (kings & kAntiDiagonal) == kings;
-}
-
 // An uninitialised array of n T, on transparent huge pages where the system offers them: the
 // predecessor updates hit the arrays at random, and 4 KiB pages make nearly each one a TLB miss.
 // Mapped directly (not through malloc) so that freeing it returns the memory to the system.
