@@ -10,6 +10,8 @@
 #include <iostream>
 #include <iterator>
 #include <memory>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include <tbb/task_arena.h>
@@ -41,6 +43,10 @@ constexpr BenchCase kPerftCases[] = {
     {"rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8", 5},
     {"r4rk1/1pp1qppp/p1np1n2/2b1p1B1/2B1P1b1/P1NP1N2/1PP1QPPP/R4RK1 w - - 0 10", 5},
 };
+
+// The sum of kPerftCases' node counts (119060324 + 193690690 + 178633661 + 15833292 + 89941194 +
+// 164075551).
+constexpr std::uint64_t kPerftSum = 761234712;
 
 struct Fnv {
   std::uint64_t h = 0xcbf29ce484222325ULL;
@@ -88,8 +94,33 @@ void hash_file(const std::filesystem::path& path, Fnv& fnv) {
   fnv.add(bytes);
 }
 
+// The FEN board field of `board` (64 characters, a8 first; '.' for an empty square).
+std::string fen_board(const std::string& board) {
+  std::string out;
+  for (int r = 0; r < 8; ++r) {
+    int empty = 0;
+    for (int f = 0; f < 8; ++f) {
+      const char c = board[std::size_t(r * 8 + f)];
+      if (c == '.') {
+        ++empty;
+        continue;
+      }
+      if (empty > 0) out += char('0' + std::exchange(empty, 0));
+      out += c;
+    }
+    if (empty > 0) out += char('0' + empty);
+    if (r < 7) out += '/';
+  }
+  return out;
+}
+
+// The least work each section must do: a section that did less failed, whatever it hashed.
+constexpr std::uint64_t kMinProbes = 4000;
+constexpr std::size_t kThreePieceTables = 5;
+
 // Generates the 3-piece tables on one thread and hashes the files; then probes positions of every
-// 3-piece material and hashes the values. Empty status on success.
+// 3-piece material and hashes the values. Empty status on success; an error when a probe fails or
+// fewer than kMinProbes positions were probed.
 Status bench_tables(const std::filesystem::path& dir, Fnv& files, Fnv& probes, std::uint64_t& probed) {
   gen::GenOptions opts;
   opts.dir = dir;
@@ -98,33 +129,40 @@ Status bench_tables(const std::filesystem::path& dir, Fnv& files, Fnv& probes, s
   if (Status st = gen::generate_tables(gen::all_materials(3), opts, arena, {}, {}); !st) return st;
   std::vector<std::filesystem::path> paths;
   for (const auto& e : std::filesystem::directory_iterator(dir)) paths.push_back(e.path());
+  if (paths.size() != kThreePieceTables)
+    return make_error(ErrorCode::kIo, "bench: tables: " + std::to_string(paths.size()) + " files written, expected " +
+                                          std::to_string(kThreePieceTables));
   std::sort(paths.begin(), paths.end());
   for (const auto& p : paths) hash_file(p, files);
 
   auto tb = probe::Tablebase::open({dir});
   if (!tb) return tb.error();
-  // Kings and one man on squares stepping through the board; illegal placements are skipped.
+  // Kings and one man on squares stepping through the board. Placements that are not positions
+  // (the side not to move in check, a pawn on the first or last rank) are rejected by the FEN
+  // parser and left out; every position it accepts must probe.
   for (const char* man : {"Q", "R", "B", "N", "P"}) {
     for (int wk = 0; wk < 64; wk += 3) {
       for (int bk = 1; bk < 64; bk += 5) {
         for (int sq = 2; sq < 64; sq += 7) {
-          std::string board(64, '1');
           if (wk == bk || wk == sq || bk == sq) continue;
-          board[wk] = 'K';
-          board[bk] = 'k';
-          board[sq] = man[0];
-          std::string fen;
-          for (int r = 0; r < 8; ++r) fen += board.substr(std::size_t(r) * 8, 8) + (r < 7 ? "/" : "");
-          auto pos = chess::parse_fen(fen + " w - - 0 1");
+          std::string board(64, '.');
+          board[std::size_t(wk)] = 'K';
+          board[std::size_t(bk)] = 'k';
+          board[std::size_t(sq)] = man[0];
+          const std::string fen = fen_board(board) + " w - - 0 1";
+          auto pos = chess::parse_fen(fen);
           if (!pos) continue;
           auto v = tb->probe(*pos);
-          if (!v) continue;
+          if (!v) return make_error(v.error().code, "bench: probe " + fen + ": " + v.error().message);
           probes.add(std::uint64_t(v->raw()));
           ++probed;
         }
       }
     }
   }
+  if (probed < kMinProbes)
+    return make_error(ErrorCode::kInvalidArgument, "bench: probe: only " + std::to_string(probed) +
+                                                       " positions probed, expected at least " + std::to_string(kMinProbes));
   return {};
 }
 
@@ -141,6 +179,9 @@ Status bench_book(const std::filesystem::path& dir, Fnv& fnv) {
   b.threads = 1;
   auto summary = pgn::build_book({pgn.string()}, b, {});
   if (!summary) return summary.error();
+  for (const auto& out : {b.output, b.polyglot_output})
+    if (std::error_code ec; std::filesystem::file_size(out, ec) == 0 || ec)
+      return make_error(ErrorCode::kIo, "bench: book: " + out.string() + " is empty or missing");
   hash_file(b.output, fnv);
   hash_file(b.polyglot_output, fnv);
   return {};
@@ -154,6 +195,10 @@ int run_bench() {
     auto pos = chess::parse_fen(c.fen);
     perft_sum += chess::perft(*pos, c.depth);
   }
+  // The six positions' counts at these depths are well known: any other sum is a broken move generator.
+  if (perft_sum != kPerftSum)
+    return report(make_error(ErrorCode::kInvalidArgument, "bench: perft: " + std::to_string(perft_sum) +
+                                                              " nodes, expected " + std::to_string(kPerftSum)));
   signature.add(perft_sum);
   const double perft_secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::printf("perft:     %llu nodes, %.0f nodes/s\n", static_cast<unsigned long long>(perft_sum), double(perft_sum) / perft_secs);
@@ -180,6 +225,7 @@ int run_bench() {
     search_nodes += r.nodes;
     signature.add(std::uint64_t(r.best.raw()));
   }
+  if (search_nodes == 0) return report(make_error(ErrorCode::kInvalidArgument, "bench: search: no node searched"));
   signature.add(search_nodes);
   const double search_secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_search).count();
   std::printf("search:    %llu nodes, %.0f nodes/s\n", static_cast<unsigned long long>(search_nodes),

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -13,20 +14,26 @@
 namespace tbkit::player {
 
 Result<UciProcess> UciProcess::start(const std::string& command) {
-  int in_pipe[2], out_pipe[2];
-  if (pipe(in_pipe) != 0) return make_error(ErrorCode::kIo, "engine '" + command + "': pipe: " + std::strerror(errno));
+  // The engine's input is a socket, not a pipe: send() with MSG_NOSIGNAL reports a dead engine as
+  // EPIPE without raising SIGPIPE, so the process's signal dispositions stay as the caller set them.
+  int in_socket[2], out_pipe[2];
+  if (socketpair(AF_UNIX, SOCK_STREAM, 0, in_socket) != 0)
+    return make_error(ErrorCode::kIo, "engine '" + command + "': socketpair: " + std::strerror(errno));
   if (pipe(out_pipe) != 0) {
-    close(in_pipe[0]);
-    close(in_pipe[1]);
+    close(in_socket[0]);
+    close(in_socket[1]);
     return make_error(ErrorCode::kIo, "engine '" + command + "': pipe: " + std::strerror(errno));
   }
   const pid_t pid = fork();
-  if (pid < 0) return make_error(ErrorCode::kIo, "engine '" + command + "': fork: " + std::strerror(errno));
+  if (pid < 0) {
+    for (int fd : {in_socket[0], in_socket[1], out_pipe[0], out_pipe[1]}) close(fd);
+    return make_error(ErrorCode::kIo, "engine '" + command + "': fork: " + std::strerror(errno));
+  }
   if (pid == 0) {
-    dup2(in_pipe[0], 0);
+    dup2(in_socket[1], 0);
     dup2(out_pipe[1], 1);
-    close(in_pipe[0]);
-    close(in_pipe[1]);
+    close(in_socket[0]);
+    close(in_socket[1]);
     close(out_pipe[0]);
     close(out_pipe[1]);
     // The engine starts with no blocked signals, whatever the parent blocks (tbkit blocks Ctrl-C in
@@ -37,14 +44,12 @@ Result<UciProcess> UciProcess::start(const std::string& command) {
     execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
     _exit(127);
   }
-  close(in_pipe[0]);
+  close(in_socket[1]);
   close(out_pipe[1]);
-  // A dead engine must not kill the referee with SIGPIPE.
-  signal(SIGPIPE, SIG_IGN);
   UciProcess p;
   p.command_ = command;
   p.pid_ = pid;
-  p.to_child_ = in_pipe[1];
+  p.to_child_ = in_socket[0];
   p.from_child_ = out_pipe[0];
   fcntl(p.to_child_, F_SETFD, FD_CLOEXEC);
   fcntl(p.from_child_, F_SETFD, FD_CLOEXEC);
@@ -98,7 +103,7 @@ Status UciProcess::send(const std::string& line) {
   const char* p = data.data();
   std::size_t left = data.size();
   while (left > 0) {
-    const ssize_t n = write(to_child_, p, left);
+    const ssize_t n = ::send(to_child_, p, left, MSG_NOSIGNAL);
     if (n < 0) {
       if (errno == EINTR) continue;
       return make_error(ErrorCode::kIo, "engine '" + command_ + "': write: " + std::strerror(errno));

@@ -66,9 +66,18 @@ TEST_CASE("bench prints a stable signature", "[cli][bench][slow]") {
   // The parts that hash generated files are deterministic on their own (no clock, no thread count).
   for (const char* part : {"tables:    ", "probe:     ", "book:      "}) {
     INFO(part);
+    REQUIRE(a.out.find(part) != std::string::npos);
+    REQUIRE(b.out.find(part) != std::string::npos);
     const auto line = [&](const std::string& out) { return out.substr(out.find(part), 11 + 16); };  // name and hash
-    if (a.out.find(part) != std::string::npos && b.out.find(part) != std::string::npos) CHECK(line(a.out) == line(b.out));
+    CHECK(line(a.out) == line(b.out));
   }
+  // The probe part probed thousands of positions (it once hashed none: its FENs were all rejected).
+  const auto probe_line = a.out.substr(a.out.find("probe:     "));
+  const auto open = probe_line.find('(');
+  REQUIRE(open != std::string::npos);
+  const long positions = std::stol(probe_line.substr(open + 1));
+  CHECK(positions >= 4000);
+  CHECK(probe_line.find("cbf29ce484222325") == std::string::npos);  // the hash of nothing
 }
 
 TEST_CASE("a word that is no subcommand is named, also by help", "[cli]") {
