@@ -24,7 +24,7 @@
 #include "cli/interrupt.h"
 #include "gen/run.h"
 #include "pgn/book_builder.h"
-#include "probe/player/search.h"
+#include "player/search.h"
 #include "probe/tablebase.h"
 
 namespace tbkit::cli {
@@ -126,7 +126,7 @@ Status bench_tables(const std::filesystem::path& dir, Fnv& files, Fnv& probes, s
   opts.dir = dir;
   opts.generator = "tbkit bench";
   tbb::task_arena arena(1);
-  if (Status st = gen::generate_tables(gen::all_materials(3), opts, arena, {}, {}); !st) return st;
+  if (Status st = gen::generate_tables(model::all_materials(3), opts, arena, {}, {}); !st) return st;
   std::vector<std::filesystem::path> paths;
   for (const auto& e : std::filesystem::directory_iterator(dir)) paths.push_back(e.path());
   if (paths.size() != kThreePieceTables)

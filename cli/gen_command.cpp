@@ -60,13 +60,13 @@ std::int64_t created_timestamp() {
 }
 
 int run_gen(const GenCliOptions& o) {
-  std::vector<gen::Material> wanted;
+  std::vector<model::Material> wanted;
   if (o.all > 0) {
     if (o.all < 3 || o.all > 6) return report(make_error(ErrorCode::kInvalidArgument, "gen: --all N needs N in 3..6"));
-    wanted = gen::all_materials(o.all);
+    wanted = model::all_materials(o.all);
   }
   for (const auto& name : o.materials) {
-    auto m = gen::Material::parse(name);
+    auto m = model::Material::parse(name);
     if (!m) return report(m.error());
     if (m->is_bare_kings()) return report(make_error(ErrorCode::kInvalidArgument, "gen: KvK is a draw and has no table"));
     wanted.push_back(m->normalized());
@@ -95,7 +95,7 @@ int run_gen(const GenCliOptions& o) {
   // Ctrl-C, SIGTERM or SIGHUP while files are being written removes their NAME.tmp
   // (cli/interrupt.h): several small tables' writes may be pending at once, one guard each.
   std::map<std::string, TmpGuard> writing;
-  auto progress = [&](const gen::Material& m, const gen::SolveProgress& p) {
+  auto progress = [&](const model::Material& m, const gen::SolveProgress& p) {
     if (p.phase == "write") writing.try_emplace(m.name(), gen::table_path(opts.dir, m).string() + ".tmp");
     if (!show_progress) return;
     const auto now = std::chrono::steady_clock::now();

@@ -16,7 +16,7 @@
 namespace tbkit::cli {
 
 // Call once, first thing in main(), before any other thread exists (threads inherit the signal
-// mask; a child process should reset its mask before exec, as probe/player/uci_process.cpp does). Without it TmpGuard still records paths, but nothing removes them on a signal.
+// mask; a child process should reset its mask before exec, as player/uci_process.cpp does). Without it TmpGuard still records paths, but nothing removes them on a signal.
 void install_interrupt_cleanup();
 
 class TmpGuard {

@@ -8,7 +8,7 @@
 
 #include "cli/common.h"
 #include "cli/interrupt.h"
-#include "probe/player/openings.h"
+#include "player/openings.h"
 
 namespace tbkit::cli {
 namespace {

@@ -11,9 +11,9 @@
 #include "chess/notation.h"
 #include "cli/common.h"
 #include "cli/interrupt.h"
-#include "probe/player/engine.h"
-#include "probe/player/pgn_writer.h"
-#include "probe/player/search.h"
+#include "player/engine.h"
+#include "player/pgn_writer.h"
+#include "player/search.h"
 
 namespace tbkit::cli {
 namespace {

@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "gen/index_scheme.h"
+#include "model/index_scheme.h"
 
 namespace tbkit::cli {
 
@@ -18,26 +18,26 @@ std::string format_duration(double seconds) {
   return buf;
 }
 
-RunProgress::RunProgress(std::vector<gen::Material> plan, std::vector<std::uint64_t> slots)
+RunProgress::RunProgress(std::vector<model::Material> plan, std::vector<std::uint64_t> slots)
     : plan_(std::move(plan)), slots_(std::move(slots)), done_(plan_.size(), false),
       start_(std::chrono::steady_clock::now()) {
   slots_.resize(plan_.size(), 0);
 }
 
-RunProgress RunProgress::for_run(const std::vector<gen::Material>& wanted, const std::filesystem::path& dir) {
-  std::vector<gen::Material> plan = gen::dependency_closure(wanted);
+RunProgress RunProgress::for_run(const std::vector<model::Material>& wanted, const std::filesystem::path& dir) {
+  std::vector<model::Material> plan = model::dependency_closure(wanted);
   std::vector<std::uint64_t> slots;
   slots.reserve(plan.size());
-  for (const gen::Material& m : plan)
-    slots.push_back(std::filesystem::exists(gen::table_path(dir, m)) ? 0 : gen::IndexScheme(m).size());
+  for (const model::Material& m : plan)
+    slots.push_back(std::filesystem::exists(gen::table_path(dir, m)) ? 0 : model::IndexScheme(m).size());
   return RunProgress(std::move(plan), std::move(slots));
 }
 
-std::size_t RunProgress::position(const gen::Material& m) const {
+std::size_t RunProgress::position(const model::Material& m) const {
   return std::size_t(std::find(plan_.begin(), plan_.end(), m) - plan_.begin());
 }
 
-std::string RunProgress::place(const gen::Material& m) const {
+std::string RunProgress::place(const model::Material& m) const {
   return "[" + std::to_string(position(m) + 1) + "/" + std::to_string(plan_.size()) + "] ";
 }
 
@@ -100,7 +100,7 @@ double RunProgress::weight(Kind kind) const {
   return slots > 0 ? seconds / slots : 1.0;
 }
 
-std::optional<double> RunProgress::seconds_left(const gen::Material& m, double fraction, double elapsed) const {
+std::optional<double> RunProgress::seconds_left(const model::Material& m, double fraction, double elapsed) const {
   return seconds_left_at(position(m), fraction, elapsed);
 }
 
@@ -130,7 +130,7 @@ std::optional<double> RunProgress::expected_seconds_at(std::size_t k) const {
   return double(slots_[k]) * weight({plan_[k].men(), plan_[k].has_pawns()});
 }
 
-std::string RunProgress::eta(const gen::Material& m, double fraction) const { return eta_at(position(m), fraction); }
+std::string RunProgress::eta(const model::Material& m, double fraction) const { return eta_at(position(m), fraction); }
 
 std::string RunProgress::eta_at(std::size_t k, double fraction) const {
   const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
@@ -140,12 +140,12 @@ std::string RunProgress::eta_at(std::size_t k, double fraction) const {
 
 TablesProgress::TablesProgress(const std::vector<std::filesystem::path>& files, bool show)
     : show_(show), run_({}, {}) {
-  std::vector<gen::Material> plan;
+  std::vector<model::Material> plan;
   std::vector<std::uint64_t> slots;
   for (const auto& f : files) {
-    auto m = gen::Material::parse(f.stem().string());
-    plan.push_back(m ? m->normalized() : gen::Material{});
-    slots.push_back(m ? gen::IndexScheme(m->normalized()).size() : 0);
+    auto m = model::Material::parse(f.stem().string());
+    plan.push_back(m ? m->normalized() : model::Material{});
+    slots.push_back(m ? model::IndexScheme(m->normalized()).size() : 0);
     names_.push_back(m ? m->normalized().name() : f.stem().string());
   }
   run_ = RunProgress(std::move(plan), std::move(slots));
@@ -186,12 +186,12 @@ void TablesProgress::slots(const std::string& what, std::uint64_t done, std::uin
   draw(line, file_share ? std::optional(fraction) : std::nullopt);
 }
 
-gen::RebuildProgressFn TablesProgress::reading(const std::vector<gen::Material>& deps, std::size_t j) {
+gen::RebuildProgressFn TablesProgress::reading(const std::vector<model::Material>& deps, std::size_t j) {
   const std::string what = "reading " + deps[j].name() + " (" + std::to_string(j + 1) + " of " +
                            std::to_string(deps.size()) + " it converts into)";
   phase(what);
   if (!show_) return {};
-  return [this, what](const gen::Material& m, std::uint64_t done, std::uint64_t total) {
+  return [this, what](const model::Material& m, std::uint64_t done, std::uint64_t total) {
     slots(what + ", expanding " + m.name(), done, total, false);
   };
 }

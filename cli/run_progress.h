@@ -1,6 +1,6 @@
 // RunProgress: where a `tbkit gen` (or `tbkit verify`) run of several tables stands, for its
 // progress line and its closing totals: each table's place in the run's order (for gen, the order
-// gen::generate_tables follows, gen::dependency_closure) and an estimate of the time left.
+// gen::generate_tables follows, model::dependency_closure) and an estimate of the time left.
 //
 // The estimate weighs each table still to make by its index slots times the seconds per slot
 // measured so far on finished tables of the same kind (men and whether there are pawns): pawn
@@ -22,7 +22,7 @@
 #include <utility>
 #include <vector>
 
-#include "gen/material.h"
+#include "model/material.h"
 #include "gen/run.h"
 
 namespace tbkit::cli {
@@ -30,14 +30,14 @@ namespace tbkit::cli {
 class RunProgress {
  public:
   // `plan` in run order; `slots[k]` the index slots of plan[k], 0 for a table that needs no work.
-  RunProgress(std::vector<gen::Material> plan, std::vector<std::uint64_t> slots);
+  RunProgress(std::vector<model::Material> plan, std::vector<std::uint64_t> slots);
   // The run that generating `wanted` into `dir` makes: the dependency closure, with the tables
   // already present in `dir` as no work.
-  static RunProgress for_run(const std::vector<gen::Material>& wanted, const std::filesystem::path& dir);
+  static RunProgress for_run(const std::vector<model::Material>& wanted, const std::filesystem::path& dir);
 
   [[nodiscard]] std::size_t size() const { return plan_.size(); }
   // "[k/N] ": table m's place in the run.
-  [[nodiscard]] std::string place(const gen::Material& m) const;
+  [[nodiscard]] std::string place(const model::Material& m) const;
   // A table finished (generated or skipped).
   void finished(const gen::TableSummary& s);
   // The table at place k of the plan finished after `seconds` of work (for runs whose plan may
@@ -47,24 +47,24 @@ class RunProgress {
   // Estimated seconds left, `elapsed` seconds into the run, while table m is `fraction` (0..1)
   // done. None for a run of one table (its own ETA says it all), before the first table is 5% done
   // or made, or when nothing is left.
-  [[nodiscard]] std::optional<double> seconds_left(const gen::Material& m, double fraction, double elapsed) const;
+  [[nodiscard]] std::optional<double> seconds_left(const model::Material& m, double fraction, double elapsed) const;
   [[nodiscard]] std::optional<double> seconds_left_at(std::size_t k, double fraction, double elapsed) const;
   // Seconds the table at place k should take, at the rate measured on the tables finished so far
   // (its kind's, or borrowed as for seconds_left); none before the first is finished.
   [[nodiscard]] std::optional<double> expected_seconds_at(std::size_t k) const;
   // "; run ETA 1h 05m" (seconds_left on the clock since construction), or "".
-  [[nodiscard]] std::string eta(const gen::Material& m, double fraction) const;
+  [[nodiscard]] std::string eta(const model::Material& m, double fraction) const;
   [[nodiscard]] std::string eta_at(std::size_t k, double fraction) const;
   // "N tables: G generated, S present and valid, B bytes, 1m 05s" (B: the finished tables' files).
   [[nodiscard]] std::string totals() const;
 
  private:
   using Kind = std::pair<int, bool>;  // men, has pawns
-  [[nodiscard]] std::size_t position(const gen::Material& m) const;
+  [[nodiscard]] std::size_t position(const model::Material& m) const;
   [[nodiscard]] std::optional<double> rate(Kind kind) const;  // seconds per slot, measured
   [[nodiscard]] double weight(Kind kind) const;               // seconds per slot, estimated
 
-  std::vector<gen::Material> plan_;
+  std::vector<model::Material> plan_;
   std::vector<std::uint64_t> slots_;
   std::vector<bool> done_;
   std::map<Kind, std::pair<double, double>> measured_;  // kind -> (seconds, slots) of tables made
@@ -94,7 +94,7 @@ class TablesProgress {
   // The phase of reading deps[j], the j-th table the file converts into ("reading KRRvKR (3 of 9
   // it converts into)"); the returned function shows each expansion that read makes as slots()
   // within it ("..., expanding KRRvK, 45% of N slots, ETA 12 s").
-  [[nodiscard]] gen::RebuildProgressFn reading(const std::vector<gen::Material>& deps, std::size_t j);
+  [[nodiscard]] gen::RebuildProgressFn reading(const std::vector<model::Material>& deps, std::size_t j);
   // The current file is done: the line is cleared for its result.
   void finished();
 

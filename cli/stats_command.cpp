@@ -27,13 +27,13 @@ struct StatsOptions {
 int run_stats(const StatsOptions& o) {
   std::filesystem::path path = o.target;
   std::error_code ec;
-  gen::Material material;
+  model::Material material;
   if (std::filesystem::is_regular_file(path, ec)) {
-    auto m = gen::Material::parse(path.stem().string());
+    auto m = model::Material::parse(path.stem().string());
     if (!m) return report(make_error(ErrorCode::kInvalidArgument, path.string() + ": file name is not a material (e.g. KQvK.dtm)"));
     material = m->normalized();
   } else {
-    auto m = gen::Material::parse(o.target);
+    auto m = model::Material::parse(o.target);
     if (!m) return report(m.error());
     material = m->normalized();
     path = gen::table_path(o.dir, material);
@@ -54,7 +54,7 @@ int run_stats(const StatsOptions& o) {
   // end, or on Ctrl-C.
   std::optional<ScratchDir> cache;
   if (file->format_version() >= 3 || file->capture_resolved()) {
-    const std::vector<gen::Material> deps = material.conversions();
+    const std::vector<model::Material> deps = material.conversions();
     if (gen::needs_expanded_copies(path.parent_path(), deps)) {
       cache.emplace("tbkit-expanded");
       if (cache->path().empty()) return fail(make_error(ErrorCode::kIo, "stats: " + cache->error()));

@@ -2,7 +2,7 @@
 #include <iostream>
 
 #include "cli/common.h"
-#include "probe/player/uci.h"
+#include "player/uci.h"
 
 namespace tbkit::cli {
 

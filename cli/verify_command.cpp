@@ -12,11 +12,11 @@
 #include "cli/run_progress.h"
 #include "formats/table_file.h"
 #include "gen/consistency.h"
-#include "gen/index_scheme.h"
-#include "gen/material.h"
+#include "model/index_scheme.h"
+#include "model/material.h"
 #include "gen/run.h"
 #include "chess/fen.h"
-#include "probe/player/table_play.h"
+#include "player/table_play.h"
 #include "probe/tablebase.h"
 #include <random>
 
@@ -77,12 +77,12 @@ bool verify_file(const std::filesystem::path& path, tbb::task_arena& arena, gen:
   auto file = formats::TableFile::open(path);
   if (!file) return fail(file.error().message);
   if (Status st = file->verify(); !st) return fail(st.error().message);
-  auto material = gen::Material::parse(file->info().material);
+  auto material = model::Material::parse(file->info().material);
   if (!material) return fail("header material: " + material.error().message);
   const bool canonical = path == gen::table_path(path.parent_path(), *material);
   gen::TableSet own;
   gen::TableSet& tables = canonical ? shared : own;
-  const std::vector<gen::Material> deps = material->conversions();
+  const std::vector<model::Material> deps = material->conversions();
   std::filesystem::path cache_dir;  // unused when no dependency is read through a copy
   if (gen::needs_expanded_copies(path.parent_path(), deps)) {
     if (!cache) cache.emplace("tbkit-expanded");
@@ -133,7 +133,7 @@ int run_sample(const VerifyOptions& o) {
   auto tb = open_tables(o);
   if (!tb) return report(tb.error());
   // A material without a table is said so, not "found only 0 of N wanted positions".
-  const auto material = gen::Material::parse(o.material);
+  const auto material = model::Material::parse(o.material);
   if (!material) return report(material.error());
   const auto names = tb->materials();
   if (std::find(names.begin(), names.end(), material->normalized().name()) == names.end())
@@ -201,10 +201,10 @@ int run_verify(const VerifyOptions& o) {
   tbb::task_arena arena(o.threads > 0 ? o.threads : int(std::max(1U, std::thread::hardware_concurrency())));
   int passed = 0, failed = 0;
   // What each file needs in memory: its tables and those it converts into (by its name).
-  std::vector<std::vector<gen::Material>> needs(files->size());
+  std::vector<std::vector<model::Material>> needs(files->size());
   for (std::size_t i = 0; i < files->size(); ++i) {
     const std::filesystem::path& f = (*files)[i];
-    auto m = gen::Material::parse(f.stem().string());
+    auto m = model::Material::parse(f.stem().string());
     if (!m || f != gen::table_path(f.parent_path(), *m)) continue;
     needs[i] = m->conversions();
     needs[i].push_back(*m);

@@ -3,10 +3,11 @@
 #include <atomic>
 #include <optional>
 
-#include "gen/index_scheme.h"
+#include "model/index_scheme.h"
 #include "gen/one_side.h"
 #include "gen/parallel.h"
-#include "gen/value_ops.h"
+#include "model/value_ops.h"
+#include "gen/model.h"
 
 namespace tbkit::gen {
 

@@ -10,9 +10,11 @@
 
 #include "formats/large_allocator.h"
 #include "formats/table_file.h"
-#include "gen/storage_order.h"
+#include "model/storage_order.h"
 #include "gen/table_set.h"
-#include "gen/value_ops.h"
+#include "model/one_ply.h"
+#include "model/value_ops.h"
+#include "gen/model.h"
 
 namespace tbkit::gen {
 
@@ -25,22 +27,6 @@ struct Conversions {
 // b's conversions, looked up in `subtables` (which must hold every table b converts into).
 // Thread-safe.
 [[nodiscard]] Conversions conversions_of(const TableSet& subtables, const Board& b);
-
-// The value of `child` (just reached by a double push that leaves an en-passant right on
-// `ep_square`) given its value `without_ep` as if it had no right: the en-passant captures are
-// extra moves, and a child stalemated but for the capture must take it. `probe(grandchild)` gives
-// a capture's value. The one rule shared by the probe library, expand_table and verify.
-template <class Probe>
-[[nodiscard]] DtmValue with_en_passant(const Board& child, chess::Square ep_square, DtmValue without_ep, Probe&& probe) {
-  std::optional<DtmValue> best;
-  for_each_en_passant(child, ep_square, [&](const Board& gc) {
-    const DtmValue v = back_up(probe(gc));
-    best = best ? better_of(*best, v) : v;
-  });
-  if (!best) return without_ep;
-  if (without_ep.is_draw() && !in_check(child) && !has_legal_move(child)) return *best;
-  return better_of(without_ep, *best);
-}
 
 // The writer's freedom for each slot of `side` in `table` (exact values, both sides, as the
 // solver gives them): kAny for illegal slots; kNoBetter for checkmate, stalemate and where the

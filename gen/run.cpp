@@ -11,7 +11,8 @@
 
 #include "formats/table_file.h"
 #include "gen/parallel.h"
-#include "gen/storage_order.h"
+#include "model/storage_order.h"
+#include "gen/model.h"
 
 namespace tbkit::gen {
 

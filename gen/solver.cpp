@@ -16,7 +16,8 @@
 #endif
 
 #include "gen/parallel.h"
-#include "gen/value_ops.h"
+#include "model/value_ops.h"
+#include "gen/model.h"
 
 namespace tbkit::gen {
 
@@ -455,7 +456,7 @@ void Solver::propagate(int side, std::uint64_t i, const Board& b, int ply) {
       for (Bitboard men = groups[g].placed; men;) {
         const Square at = pop_lsb(men);
         direct_men |= at.bb();
-        const Bitboard all_froms = detail::attacks_of(t, at, occ) & ~occ, allowed = legal_froms(t, at);
+        const Bitboard all_froms = model::detail::attacks_of(t, at, occ) & ~occ, allowed = legal_froms(t, at);
         assert_illegal(t, at, all_froms & ~allowed);
         for (Bitboard froms = all_froms & allowed; froms;) {
           const Square from = pop_lsb(froms);
@@ -484,7 +485,7 @@ void Solver::propagate(int side, std::uint64_t i, const Board& b, int ply) {
     }
     const Square at = b.king(mover);
     const bool white = mover == Color::kWhite;
-    const Bitboard all_froms = detail::attacks_of(PieceType::kKing, at, occ) & ~occ;
+    const Bitboard all_froms = model::detail::attacks_of(PieceType::kKing, at, occ) & ~occ;
     const Bitboard allowed = legal_froms(PieceType::kKing, at);
     // The squares left out count as done, so the un-moves made on a board below skip them too.
     direct_king_from = all_froms & ~allowed;

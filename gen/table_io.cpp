@@ -6,7 +6,8 @@
 #include "gen/one_side.h"
 #include "gen/parallel.h"
 #include "gen/run.h"
-#include "gen/storage_order.h"
+#include "model/storage_order.h"
+#include "gen/model.h"
 #include "gen/table_set.h"
 
 namespace tbkit::gen {

@@ -23,16 +23,6 @@ std::uint64_t value_bytes(const SolvedTable& t) { return (t.values[0].size() + t
 
 }  // namespace
 
-Board color_flipped(const Board& b) {
-  Board f;
-  for (int c = 0; c < 2; ++c) {
-    f.by_color[1 - c] = __builtin_bswap64(b.by_color[c]);
-  }
-  for (int t = 0; t < 6; ++t) f.by_type[t] = __builtin_bswap64(b.by_type[t]);
-  f.side = ~b.side;
-  return f;
-}
-
 void TableSet::add(std::shared_ptr<const SolvedTable> table) {
   const Material& m = table->material();
   entries_.push_back({m.key(), false, table.get()});

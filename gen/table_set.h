@@ -13,8 +13,9 @@
 
 #include "chess/result.h"
 #include "formats/dtm_value.h"
-#include "gen/board.h"
-#include "gen/index_scheme.h"
+#include "model/board.h"
+#include "model/index_scheme.h"
+#include "gen/model.h"
 
 namespace tbkit::gen {
 
@@ -38,9 +39,6 @@ struct SolvedTable {
 // Sets `values` to n value-initialised entries, on transparent huge pages where the system offers
 // them: tables are probed at random, and 4 KiB pages make nearly each probe a TLB miss.
 void resize_on_huge_pages(std::vector<DtmValue>& values, std::size_t n);
-
-// The board with colours swapped and ranks mirrored (same game value for the side to move).
-[[nodiscard]] Board color_flipped(const Board& b);
 
 // Slots done so far and in all, reported by long passes over a table (a rebuild, a check); called
 // from the worker threads, one chunk at a time.

@@ -9,28 +9,28 @@
 
 #include "chess/movegen.h"
 #include "formats/table_file.h"
-#include "gen/board.h"
-#include "gen/index_scheme.h"
-#include "gen/material.h"
-#include "gen/storage_order.h"
-#include "gen/table_set.h"
-#include "gen/value_ops.h"
+#include "model/board.h"
+#include "model/index_scheme.h"
+#include "model/material.h"
+#include "model/one_ply.h"
+#include "model/storage_order.h"
+#include "model/value_ops.h"
 #include "probe/block_cache.h"
 
 namespace tbkit::probe {
 
 using formats::DtmValue;
-using gen::Board;
+using model::Board;
 using namespace chess;
 
-int preference(DtmValue v) { return gen::preference(v); }
-DtmValue back_up(DtmValue child) { return gen::back_up(child); }
+int preference(DtmValue v) { return model::preference(v); }
+DtmValue back_up(DtmValue child) { return model::back_up(child); }
 
 namespace {
 
 // One table file: found at open(), mapped and validated on first use.
 struct Table {
-  gen::Material material;  // normalized: the stored White
+  model::Material material;  // normalized: the stored White
   std::string name;
   std::filesystem::path path;
   std::uint32_t id = 0;
@@ -39,8 +39,8 @@ struct Table {
   std::atomic<bool> ready{false};
   std::optional<Error> error;  // set once, before ready
   std::optional<formats::TableFile> file;
-  std::unique_ptr<gen::IndexScheme> scheme;
-  std::optional<gen::StorageOrder> order;  // the file's slot order
+  std::unique_ptr<model::IndexScheme> scheme;
+  std::optional<model::StorageOrder> order;  // the file's slot order
   std::uint64_t positions = 0;
   std::uint64_t values_per_block = 0;
   std::uint64_t blocks_per_side = 0;
@@ -100,7 +100,7 @@ struct Tablebase::Impl {
     lookup.assign(size, Slot{});
     lookup_shift = 32 - std::countr_zero(size);
     for (std::size_t i = 0; i < tables.size(); ++i) {
-      const gen::Material& m = tables[i]->material;
+      const model::Material& m = tables[i]->material;
       insert(m.key(), std::int32_t(i), false);
       if (!m.is_symmetric()) insert(m.flipped().key(), std::int32_t(i), true);
     }
@@ -124,11 +124,11 @@ struct Tablebase::Impl {
       return;
     }
     files_opened.fetch_add(1, std::memory_order_relaxed);
-    auto scheme = std::make_unique<gen::IndexScheme>(t.material);
+    auto scheme = std::make_unique<model::IndexScheme>(t.material);
     const formats::TableInfo& info = file->info();
     std::string problem;
     if (info.material != t.name) problem = "holds " + info.material + ", expected " + t.name;
-    else if (!(t.order = gen::StorageOrder::from_file_id(*scheme, info.index_scheme)))
+    else if (!(t.order = model::StorageOrder::from_file_id(*scheme, info.index_scheme)))
       problem = "index scheme " + std::to_string(info.index_scheme) + ", expected " + std::to_string(scheme->id()) +
                 " in some storage order";
     else if (info.positions_per_side != scheme->size())
@@ -198,21 +198,21 @@ struct Tablebase::Impl {
     const Slot* slot = men <= max_men ? find(material_key(b)) : nullptr;
     if (slot == nullptr) {
       // Checkmate and stalemate need no table.
-      if (!gen::has_legal_move(b)) return gen::in_check(b) ? DtmValue::loss_in_plies(0) : DtmValue::draw();
-      const gen::Material m = b.material();
+      if (!model::has_legal_move(b)) return model::in_check(b) ? DtmValue::loss_in_plies(0) : DtmValue::draw();
+      const model::Material m = b.material();
       return make_error(ErrorCode::kUnavailable, "no table for " + m.name() + " (" + std::to_string(men) +
                                                      " men): " + m.normalized().name() + ".dtm not found");
     }
     Table& t = *tables[std::size_t(slot->table)];
     if (const Error* e = ensure_open(t)) return *e;
-    return table_value(t, slot->flip ? gen::color_flipped(b) : b);
+    return table_value(t, slot->flip ? model::color_flipped(b) : b);
   }
 
   // The value of b (in t's orientation). Format version 3 stores one side: the other is a
   // one-ply search (or, for a symmetric material, the stored side colour-flipped).
   Result<DtmValue> table_value(const Table& t, const Board& b) const {
     if (t.stored_side < 0 || index_of(b.side) == t.stored_side) return exact_value(t, b);
-    if (t.symmetric) return exact_value(t, gen::color_flipped(b));
+    if (t.symmetric) return exact_value(t, model::color_flipped(b));
     // Captures, promotions and double pushes are valued exactly. A quiet move's child is a stored
     // position whose stored value is never better for its side than its exact value (the writer
     // guarantees it), so back_up(stored) bounds what the move is worth to b: children are
@@ -232,29 +232,29 @@ struct Tablebase::Impl {
         if (!error) error = v.error();
         return;
       }
-      const DtmValue backed = gen::back_up(*v);
-      best = best ? gen::better_of(*best, backed) : backed;
+      const DtmValue backed = model::back_up(*v);
+      best = best ? model::better_of(*best, backed) : backed;
     };
-    gen::for_each_legal_move(b, [&](const Board& child, const gen::MoveInfo& mi) {
+    model::for_each_legal_move(b, [&](const Board& child, const model::MoveInfo& mi) {
       if (error) return;
-      if (mi.kind == gen::MoveKind::kConversion) return consider(probe_board(child));
-      if (mi.kind == gen::MoveKind::kDoublePush) return consider(probe(child, mi.ep_square));
+      if (mi.kind == model::MoveKind::kConversion) return consider(probe_board(child));
+      if (mi.kind == model::MoveKind::kDoublePush) return consider(probe(child, mi.ep_square));
       const std::uint64_t index = t.scheme->encode(child);
       auto stored = read(t, child.side, index);
       if (!stored) return consider(stored);
       if (quiet_count == quiet.size()) return consider(resolve(t, child, index, *stored));  // no room: no pruning
-      quiet[quiet_count++] = {child, index, *stored, gen::preference(gen::back_up(*stored))};
+      quiet[quiet_count++] = {child, index, *stored, model::preference(model::back_up(*stored))};
     });
     if (error) return *error;
     std::sort(quiet.begin(), quiet.begin() + std::ptrdiff_t(quiet_count),
               [](const Quiet& x, const Quiet& y) { return x.bound > y.bound; });
     for (std::size_t i = 0; i < quiet_count && !error; ++i) {
-      if (best && gen::preference(*best) >= quiet[i].bound) break;
+      if (best && model::preference(*best) >= quiet[i].bound) break;
       consider(resolve(t, quiet[i].child, quiet[i].index, quiet[i].stored));
     }
     if (error) return *error;
     if (best) return *best;
-    return gen::in_check(b) ? DtmValue::loss_in_plies(0) : DtmValue::draw();
+    return model::in_check(b) ? DtmValue::loss_in_plies(0) : DtmValue::draw();
   }
 
   // The exact value of a position of the stored side.
@@ -274,15 +274,15 @@ struct Tablebase::Impl {
     bool any_move = false;
     DtmValue value = stored;
     std::optional<Error> error;
-    gen::for_each_legal_move(b, [&](const Board& child, const gen::MoveInfo& mi) {
+    model::for_each_legal_move(b, [&](const Board& child, const model::MoveInfo& mi) {
       any_move = true;
-      if (error || mi.kind != gen::MoveKind::kConversion) return;
+      if (error || mi.kind != model::MoveKind::kConversion) return;
       auto v = probe_board(child);
       if (!v) error = v.error();
-      else value = gen::better_of(value, gen::back_up(*v));
+      else value = model::better_of(value, model::back_up(*v));
     });
     if (error) return *error;
-    if (!any_move) return gen::in_check(b) ? DtmValue::loss_in_plies(0) : DtmValue::draw();
+    if (!any_move) return model::in_check(b) ? DtmValue::loss_in_plies(0) : DtmValue::draw();
     return value;
   }
 
@@ -290,23 +290,15 @@ struct Tablebase::Impl {
     auto value = probe_board(b);
     if (ep.is_none() || !value) return value;
     // The table holds b without the right; the en-passant captures are extra moves.
-    std::optional<DtmValue> best;
     std::optional<Error> error;
-    gen::for_each_en_passant(b, ep, [&](const Board& child) {
-      if (error) return;
-      auto v = probe_board(child);
-      if (!v) {
-        error = v.error();
-        return;
-      }
-      const DtmValue backed = gen::back_up(*v);
-      best = best ? gen::better_of(*best, backed) : backed;
+    const DtmValue v = model::with_en_passant(b, ep, *value, [&](const Board& child) {
+      auto c = probe_board(child);
+      if (c) return *c;
+      if (!error) error = c.error();
+      return DtmValue::draw();
     });
     if (error) return *error;
-    if (!best) return value;
-    // Stalemate but for the capture: the capture is the only move.
-    if (value->is_draw() && !gen::in_check(b) && !gen::has_legal_move(b)) return *best;
-    return gen::better_of(*value, *best);
+    return v;
   }
 };
 
@@ -329,7 +321,7 @@ Result<Tablebase> Tablebase::open(const std::vector<std::filesystem::path>& dirs
     }
     if (ec) return make_error(ErrorCode::kIo, dir.string() + ": cannot read directory: " + ec.message());
     for (const auto& p : here) {
-      auto m = gen::Material::parse(p.stem().string());
+      auto m = model::Material::parse(p.stem().string());
       // Only files named as the generator names them (normalized material, 3+ men).
       if (!m || m->name() != p.stem().string() || m->normalized() != *m || m->men() < 3) continue;
       found.emplace(m->name(), p);
@@ -337,7 +329,7 @@ Result<Tablebase> Tablebase::open(const std::vector<std::filesystem::path>& dirs
   }
   for (const auto& [name, path] : found) {
     auto t = std::make_unique<Table>();
-    t->material = *gen::Material::parse(name);
+    t->material = *model::Material::parse(name);
     t->name = name;
     t->path = path;
     t->id = std::uint32_t(impl->tables.size());
@@ -369,10 +361,10 @@ Status check_castling(const Position& pos) {
 
 Result<DtmValue> Tablebase::probe(const Position& pos) const {
   if (Status st = check_castling(pos); !st) return st.error();
-  return impl_->probe(gen::board_from_position(pos), pos.en_passant());
+  return impl_->probe(model::board_from_position(pos), pos.en_passant());
 }
 
-Result<DtmValue> Tablebase::probe(const gen::Board& b, Square en_passant) const { return impl_->probe(b, en_passant); }
+Result<DtmValue> Tablebase::probe(const model::Board& b, Square en_passant) const { return impl_->probe(b, en_passant); }
 
 Result<std::vector<RankedMove>> Tablebase::rank_moves(const Position& pos) const {
   if (Status st = check_castling(pos); !st) return st.error();
@@ -380,10 +372,10 @@ Result<std::vector<RankedMove>> Tablebase::rank_moves(const Position& pos) const
   Position child = pos;
   for (const Move m : legal_moves(pos)) {
     child.do_move(m);
-    auto v = impl_->probe(gen::board_from_position(child), child.en_passant());
+    auto v = impl_->probe(model::board_from_position(child), child.en_passant());
     child.undo_move(m);
     if (!v) return v.error();
-    out.push_back({m, gen::back_up(*v)});
+    out.push_back({m, model::back_up(*v)});
   }
   std::stable_sort(out.begin(), out.end(),
                    [](const RankedMove& a, const RankedMove& b) { return preference(a.value) > preference(b.value); });

@@ -16,7 +16,7 @@
 #include "chess/types.h"
 #include "formats/dtm_value.h"
 
-namespace tbkit::gen {
+namespace tbkit::model {
 struct Board;
 }
 
@@ -74,7 +74,7 @@ class Tablebase {
   // The same for a generator board (no castling) with an optional en-passant square: the square a
   // pawn of b.side could capture on. Preconditions: b is legal (side not to move not in check) and
   // the en-passant square, if any, lies behind a pawn that just made a double push.
-  [[nodiscard]] Result<formats::DtmValue> probe(const gen::Board& b, chess::Square en_passant) const;
+  [[nodiscard]] Result<formats::DtmValue> probe(const model::Board& b, chess::Square en_passant) const;
 
   // Every legal move with its value, best first for the side to move: wins (fastest mate first),
   // then draws, then losses (longest resistance first); ties keep move generation order. Empty for

@@ -7,8 +7,8 @@ using tbkit::cli::RunProgress;
 
 namespace {
 
-gen::Material material(const char* name) {
-  auto m = gen::Material::parse(name);
+model::Material material(const char* name) {
+  auto m = model::Material::parse(name);
   REQUIRE(m.ok());
   return *m;
 }
@@ -42,7 +42,7 @@ TEST_CASE("Run progress: before any table is made, slots alone weigh the tables"
 TEST_CASE("Run progress: tables left are weighed by the seconds per slot of their kind", "[cli][progress]") {
   // 4 men pawnless, 4 men with pawns, then 5 men pawnless and 5 men with pawns.
   const char* names[] = {"KQvKR", "KRvKP", "KQRvKR", "KRPvKR"};
-  std::vector<gen::Material> plan;
+  std::vector<model::Material> plan;
   for (const char* n : names) plan.push_back(material(n));
   RunProgress run(plan, {100, 100, 1000, 3000});
   run.finished(made("KQvKR", 1.0));  // 0.01 s a slot

@@ -117,12 +117,12 @@ double probe_microseconds(const TableFile& file, const gen::SolvedTable& t, std:
 }
 
 // The --sides mode (see the top of this file).
-int measure_sides(const std::string& dir, const std::vector<gen::Material>& wanted, const TableWriteOptions& options) {
+int measure_sides(const std::string& dir, const std::vector<model::Material>& wanted, const TableWriteOptions& options) {
   tbb::task_arena arena(int(std::max(1U, std::thread::hardware_concurrency())));
   gen::TableSet set;
   std::uint64_t picked_total = 0, best_total = 0, worst_total = 0, exact_best_total = 0;
   int picked_best = 0;
-  for (const gen::Material& m : wanted) {
+  for (const model::Material& m : wanted) {
     if (Status st = set.load_with_dependencies(dir, m, arena); !st) {
       std::fprintf(stderr, "measure_table_sizes: %s\n", st.error().message.c_str());
       return 1;
@@ -201,14 +201,14 @@ TableWriteOptions parse_fill_variant(const std::string& spec) {
 
 // The --fill mode: per table the side choose_stored_side picks, encoded with each variant; checks
 // that every stored value respects the slot's freedom, prints per-variant totals and CPU seconds.
-int measure_fill(const std::string& dir, const std::vector<gen::Material>& wanted, const std::vector<std::string>& specs) {
+int measure_fill(const std::string& dir, const std::vector<model::Material>& wanted, const std::vector<std::string>& specs) {
   tbb::task_arena arena(int(std::max(1U, std::thread::hardware_concurrency())));
   std::vector<std::uint64_t> totals(specs.size(), 0);
   std::vector<double> cpu(specs.size(), 0);
-  for (const gen::Material& m : wanted) {
+  for (const model::Material& m : wanted) {
     gen::TableSet set;
     // The slot freedom needs every table m converts into, whatever the version of m's file.
-    for (const gen::Material& d : m.conversions())
+    for (const model::Material& d : m.conversions())
       if (Status st = set.load_with_dependencies(dir, d, arena); !st) {
         std::fprintf(stderr, "measure_table_sizes: %s\n", st.error().message.c_str());
         return 1;
@@ -235,7 +235,7 @@ int measure_fill(const std::string& dir, const std::vector<gen::Material>& wante
       for (int d = 0; d < t.scheme.digit_count(); ++d)
         if (std::find(digits.begin(), digits.end(), d) == digits.end()) digits.push_back(d);
       // Without perm=, the order the writer picks.
-      const gen::StorageOrder order = perm.empty() ? pick.order : gen::StorageOrder(t.scheme, digits);
+      const model::StorageOrder order = perm.empty() ? pick.order : model::StorageOrder(t.scheme, digits);
       const std::uint64_t N = t.scheme.size();
       std::vector<DtmValue> pv(N);
       std::vector<SlotFreedom> pf(N);
@@ -279,7 +279,7 @@ int measure_fill(const std::string& dir, const std::vector<gen::Material>& wante
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::vector<gen::Material> wanted;
+  std::vector<model::Material> wanted;
   std::vector<std::string> only;
   std::string dir, sides_dir, fill_dir;
   std::vector<std::string> fill_specs;
@@ -305,16 +305,16 @@ int main(int argc, char** argv) {
     } else if (a == "--dir" && i + 1 < argc) {
       dir = argv[++i];
     } else if (a.size() == 1 && a[0] >= '3' && a[0] <= '5') {
-      const auto all = gen::all_materials(a[0] - '0');
+      const auto all = model::all_materials(a[0] - '0');
       wanted.insert(wanted.end(), all.begin(), all.end());
-    } else if (auto m = gen::Material::parse(a)) {
+    } else if (auto m = model::Material::parse(a)) {
       wanted.push_back(m->normalized());
     } else {
       std::fprintf(stderr, "measure_table_sizes: %s\n", m.error().message.c_str());
       return 2;
     }
   }
-  if (wanted.empty()) wanted = gen::all_materials(4);
+  if (wanted.empty()) wanted = model::all_materials(4);
   if (!fill_dir.empty()) return measure_fill(fill_dir, wanted, fill_specs);
   if (!sides_dir.empty()) {
     const std::string name = only.empty() ? "lzma9-block1024k" : only.front();
@@ -327,7 +327,7 @@ int main(int argc, char** argv) {
   gen::TableSet set;
   tbb::task_arena arena(int(std::max(1U, std::thread::hardware_concurrency())));
   std::vector<std::shared_ptr<const gen::SolvedTable>> solved;
-  for (const gen::Material& m : dir.empty() ? gen::dependency_closure(wanted) : wanted) {
+  for (const model::Material& m : dir.empty() ? model::dependency_closure(wanted) : wanted) {
     if (!dir.empty()) {
       gen::TableSet loaded;
       if (Status st = loaded.load_with_dependencies(dir, m, arena); !st) {

@@ -13,7 +13,7 @@
 #include <string_view>
 
 #include "chess/fen.h"
-#include "probe/player/uci.h"
+#include "player/uci.h"
 #include "tests/fuzz/fuzz_check.h"
 
 namespace {

@@ -2,11 +2,11 @@
 
 #include "gen/solver.h"
 #include "gen/stats.h"
-#include "tests/gen/material_util.h"
+#include "tests/model/material_util.h"
 
 using namespace tbkit::gen;
 using namespace tbkit::chess;
-using tbkit::gen::testing::mat;
+using tbkit::model::testing::mat;
 
 namespace {
 

@@ -14,12 +14,12 @@
 #include "gen/run.h"
 #include "gen/solver.h"
 #include "gen/stats.h"
-#include "gen/value_ops.h"
-#include "tests/gen/material_util.h"
+#include "model/value_ops.h"
+#include "tests/model/material_util.h"
 
 using namespace tbkit::gen;
 using namespace tbkit::chess;
-using tbkit::gen::testing::mat;
+using tbkit::model::testing::mat;
 
 namespace {
 

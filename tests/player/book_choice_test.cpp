@@ -12,7 +12,7 @@
 #include "chess/notation.h"
 #include "formats/book_file.h"
 #include "formats/polyglot_book.h"
-#include "probe/player/book.h"
+#include "player/book.h"
 
 using namespace tbkit;
 

@@ -9,8 +9,8 @@
 #include "chess/fen.h"
 #include "chess/movegen.h"
 #include "chess/notation.h"
-#include "probe/player/eval.h"
-#include "probe/player/search.h"
+#include "player/eval.h"
+#include "player/search.h"
 
 using namespace tbkit;
 

@@ -9,8 +9,8 @@
 
 #include "chess/notation.h"
 #include "chess/position.h"
-#include "probe/player/search.h"
-#include "probe/player/uci.h"
+#include "player/search.h"
+#include "player/uci.h"
 
 using namespace tbkit;
 using player::kMaxGoDepth;

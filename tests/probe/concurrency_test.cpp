@@ -19,7 +19,7 @@ TEST_CASE("8 threads probe concurrently and get the single-threaded answers", "[
   std::mt19937_64 rng(7);
   std::vector<chess::Position> positions;
   for (const char* name : {"KQvK", "KRvK", "KPvK", "KBvK", "KNvK"}) {
-    const auto m = *gen::Material::parse(name);
+    const auto m = *model::Material::parse(name);
     for (int i = 0; i < 200; ++i) positions.push_back(testing::random_position(i % 2 ? m : m.flipped(), rng));
   }
   std::vector<DtmValue> expected;

@@ -5,7 +5,7 @@
 #include <fstream>
 
 #include "formats/table_file.h"
-#include "gen/index_scheme.h"
+#include "model/index_scheme.h"
 #include "gen/one_side.h"
 #include "gen/table_set.h"
 #include "probe/tablebase.h"
@@ -17,7 +17,7 @@ using probe::Tablebase;
 
 TEST_CASE("Every damaged byte of a table file gives an error at probe, never a wrong value", "[probe][corruption][slow]") {
   const auto source_dir = testing::generate_small_tables({"KQvK"}, "corrupt-src");
-  const auto m = *gen::Material::parse("KQvK");
+  const auto m = *model::Material::parse("KQvK");
   // The generator's file (format version 3: one side stored, capture-resolved), read back with
   // both sides exact, then re-encoded with small blocks so that the file has many blocks.
   gen::TableSet set;
@@ -35,9 +35,9 @@ TEST_CASE("Every damaged byte of a table file gives an error at probe, never a w
 
   // Probe positions: the first few legal boards of every 1024 slots, both sides to move (Black's
   // values are derived from the stored White blocks).
-  const gen::IndexScheme& scheme = table.scheme;
+  const model::IndexScheme& scheme = table.scheme;
   struct Probe {
-    gen::Board board;
+    model::Board board;
     DtmValue expected;
   };
   std::vector<Probe> probes;
@@ -46,8 +46,8 @@ TEST_CASE("Every damaged byte of a table file gives an error at probe, never a w
     for (std::uint64_t first = 0; first < n; first += 1024) {
       int taken = 0;
       for (std::uint64_t i = first; i < std::min(n, first + 1024) && taken < 2; ++i) {
-        gen::Board b;
-        if (!scheme.decode(i, chess::Color(side), b) || !gen::is_legal(b)) continue;
+        model::Board b;
+        if (!scheme.decode(i, chess::Color(side), b) || !model::is_legal(b)) continue;
         probes.push_back({b, values[i]});
         ++taken;
       }

@@ -19,7 +19,7 @@
 #include <string>
 #include <thread>
 
-#include "gen/material.h"
+#include "model/material.h"
 #include "probe/tablebase.h"
 #include "tests/probe/random_position.h"
 #include "tests/support/gaviota_oracle.h"
@@ -81,12 +81,12 @@ void drop_page_cache(const std::filesystem::path& dir) {
   }
 }
 
-std::vector<chess::Position> positions_of(const std::vector<gen::Material>& materials, std::size_t n, std::uint64_t seed) {
+std::vector<chess::Position> positions_of(const std::vector<model::Material>& materials, std::size_t n, std::uint64_t seed) {
   std::mt19937_64 rng(seed);
   std::vector<chess::Position> out;
   out.reserve(n);
   for (std::size_t i = 0; i < n; ++i) {
-    const gen::Material& m = materials[rng() % materials.size()];
+    const model::Material& m = materials[rng() % materials.size()];
     out.push_back(testing::random_position((rng() & 1) ? m.flipped() : m, rng, (rng() & 1) != 0));
   }
   return out;
@@ -197,12 +197,12 @@ int main(int argc, char** argv) {
     return 3;
   }
   std::string out = "{\"runs\": " + std::to_string(runs) + ", \"gaviota_cache_mib\": 256, \"tbkit_warm_cache_mib\": 1024, ";
-  out += json_set("3-4", tables, positions_of(gen::all_materials(4), n, 1), runs, &*oracle);
-  out += ", " + json_set("3", tables, positions_of(gen::all_materials(3), n, 2), runs, &*oracle);
+  out += json_set("3-4", tables, positions_of(model::all_materials(4), n, 1), runs, &*oracle);
+  out += ", " + json_set("3", tables, positions_of(model::all_materials(3), n, 2), runs, &*oracle);
   std::error_code ec;
   if (!five.empty() && std::filesystem::is_regular_file(five, ec)) {
     const std::filesystem::path p(five);
-    auto m = gen::Material::parse(p.stem().string());
+    auto m = model::Material::parse(p.stem().string());
     if (!m) {
       std::fprintf(stderr, "probe_bench: %s: not a material file name\n", five.c_str());
       return 2;

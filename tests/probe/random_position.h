@@ -6,14 +6,14 @@
 #include <random>
 
 #include "chess/position.h"
-#include "gen/material.h"
+#include "model/material.h"
 
 namespace tbkit::testing {
 
 // A random legal position with exactly the men of `m` (as given: White is White) and no castling
 // rights. When `want_ep` and the side to move could have an en-passant capture, an opponent pawn is
 // placed as if it had just made a double push and the right is set. Retries until legal.
-inline chess::Position random_position(const gen::Material& m, std::mt19937_64& rng, bool want_ep = false) {
+inline chess::Position random_position(const model::Material& m, std::mt19937_64& rng, bool want_ep = false) {
   using namespace chess;
   std::uniform_int_distribution<int> square(0, 63);
   for (;;) {

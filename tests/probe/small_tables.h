@@ -33,8 +33,8 @@ inline std::filesystem::path generate_small_tables(const std::vector<std::string
   const auto dir = std::filesystem::temp_directory_path() / ("tbkit-probe-" + tag + "-" + std::to_string(::getpid()));
   std::filesystem::remove_all(dir);
   made.dirs.push_back(dir);
-  std::vector<gen::Material> wanted;
-  for (const auto& name : materials) wanted.push_back(gen::Material::parse(name)->normalized());
+  std::vector<model::Material> wanted;
+  for (const auto& name : materials) wanted.push_back(model::Material::parse(name)->normalized());
   gen::GenOptions opts;
   opts.dir = dir;
   opts.generator = "tbkit tests";

@@ -41,21 +41,21 @@ TEST_CASE("Probe agrees with the generator's tables in every orientation and sym
   gen::TableSet set;
   tbb::task_arena arena(2);
   for (const auto& name : kMaterials) {
-    const auto m = *gen::Material::parse(name);
+    const auto m = *model::Material::parse(name);
     REQUIRE(set.load_with_dependencies(tables_dir(), m, arena).ok());
   }
   std::mt19937_64 rng(1);
   int wins = 0, losses = 0, draws = 0;
   for (const auto& name : kMaterials) {
     INFO(name);
-    const auto m = *gen::Material::parse(name);
-    for (const gen::Material& oriented : {m, m.flipped()}) {
+    const auto m = *model::Material::parse(name);
+    for (const model::Material& oriented : {m, m.flipped()}) {
       for (int i = 0; i < 2000; ++i) {
         const Position pos = testing::random_position(oriented, rng);
         INFO(to_fen(pos));
         auto v = tb->probe(pos);
         REQUIRE(v.ok());
-        REQUIRE(*v == set.probe(gen::board_from_position(pos)));
+        REQUIRE(*v == set.probe(model::board_from_position(pos)));
         wins += v->is_win();
         losses += v->is_loss();
         draws += v->is_draw();
@@ -102,7 +102,7 @@ TEST_CASE("Without a cache every probe decodes its block and answers the same", 
   REQUIRE(uncached.ok());
   CHECK(uncached->cache_stats().capacity_bytes == 0);
   std::mt19937_64 rng(2);
-  const auto m = *gen::Material::parse("KPvK");
+  const auto m = *model::Material::parse("KPvK");
   // The generator's files store one side: its probes decode exactly one block; the other side's
   // are a one-ply search (children in this table and in the tables promotions lead into).
   auto file = formats::TableFile::open(gen::table_path(tables_dir(), m));
@@ -138,7 +138,7 @@ TEST_CASE("Both-sides files (format 2, the default): one block per cold probe, t
   REQUIRE(one.ok());
   std::mt19937_64 rng(7);
   for (const auto& name : kMaterials) {
-    const auto m = *gen::Material::parse(name);
+    const auto m = *model::Material::parse(name);
     auto file = formats::TableFile::open(gen::table_path(both_dir, m));
     REQUIRE(file.ok());
     CHECK(file->format_version() == 2);
@@ -218,7 +218,7 @@ TEST_CASE("rank_moves: best first, each value backed up from its successor, the 
   REQUIRE(tb.ok());
   std::mt19937_64 rng(3);
   for (const auto& name : kMaterials) {
-    const auto m = *gen::Material::parse(name);
+    const auto m = *model::Material::parse(name);
     for (int i = 0; i < 300; ++i) {
       const Position pos = testing::random_position(i % 2 ? m : m.flipped(), rng);
       INFO(to_fen(pos));

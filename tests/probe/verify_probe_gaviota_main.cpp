@@ -7,7 +7,7 @@
 #include <map>
 
 #include "chess/fen.h"
-#include "gen/material.h"
+#include "model/material.h"
 #include "probe/tablebase.h"
 #include "tests/probe/random_position.h"
 #include "tests/support/gaviota_oracle.h"
@@ -33,7 +33,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "%s\n", oracle.error().message.c_str());
     return 3;
   }
-  const std::vector<gen::Material> materials = gen::all_materials(4);
+  const std::vector<model::Material> materials = model::all_materials(4);
   std::mt19937_64 rng(seed);
   struct Tally {
     std::uint64_t checked = 0, ep = 0, mismatches = 0, errors = 0;
@@ -41,8 +41,8 @@ int main(int argc, char** argv) {
   std::map<std::string, Tally> by_material;
   Tally total;
   for (std::uint64_t i = 0; i < count; ++i) {
-    const gen::Material& m = materials[rng() % materials.size()];
-    const gen::Material oriented = (rng() & 1) ? m.flipped() : m;
+    const model::Material& m = materials[rng() % materials.size()];
+    const model::Material oriented = (rng() & 1) ? m.flipped() : m;
     // Half of the positions with pawns on both sides get an en-passant right.
     const chess::Position pos = testing::random_position(oriented, rng, (rng() & 1) != 0);
     Tally& t = by_material[m.name()];

@@ -23,8 +23,8 @@
 
 #include "chess/fen.h"
 #include "chess/notation.h"
-#include "gen/material.h"
-#include "probe/player/uci_process.h"
+#include "model/material.h"
+#include "player/uci_process.h"
 #include "probe/tablebase.h"
 #include "tests/probe/random_position.h"
 
@@ -137,12 +137,12 @@ int main(int argc, char** argv) {
   }
   Tally total;
   for (int a = 7; a < argc; ++a) {
-    auto parsed = gen::Material::parse(argv[a]);
+    auto parsed = model::Material::parse(argv[a]);
     if (!parsed) {
       std::fprintf(stderr, "%s\n", parsed.error().message.c_str());
       return 2;
     }
-    const gen::Material m = parsed->normalized();
+    const model::Material m = parsed->normalized();
     Tally t;
     auto report = [&](const char* what, const chess::Position& pos, formats::DtmValue v, const EngineMate& e) {
       std::printf("%s %s %s: table %s %d plies, Stockfish %s\n", what, m.name().c_str(), chess::to_fen(pos).c_str(),
@@ -190,7 +190,7 @@ int main(int argc, char** argv) {
       int need = 0;
       for (int k = 0; k < kKinds; ++k) need += std::max(0, per_kind - t.sampled[k]);
       if (need == 0) break;
-      const gen::Material oriented = (rng() & 1) ? m.flipped() : m;
+      const model::Material oriented = (rng() & 1) ? m.flipped() : m;
       const chess::Position pos = testing::random_position(oriented, rng, (rng() & 1) != 0);
       if (pos.status() == chess::GameStatus::kCheckmate || pos.status() == chess::GameStatus::kStalemate) continue;
       auto v = tb->probe(pos);

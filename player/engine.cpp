@@ -1,0 +1,170 @@
+#include "player/engine.h"
+
+#include <algorithm>
+#include <condition_variable>
+
+#include "chess/movegen.h"
+#include "player/table_oracle.h"
+
+namespace tbkit::player {
+
+Engine::Engine() : searcher_(options_.hash_mb) {}
+
+Engine::~Engine() { stop(); }
+
+Status Engine::set_hash_mb(std::size_t mb) {
+  if (mb < 1 || mb > 4096) return make_error(ErrorCode::kInvalidArgument, "Hash: must be 1..4096 (MiB), got " + std::to_string(mb));
+  options_.hash_mb = mb;
+  searcher_.set_hash_size(mb);
+  return {};
+}
+
+Status Engine::set_book(const std::string& path) {
+  book_.reset();
+  options_.book_file.clear();
+  if (path.empty() || path == "<empty>") return {};
+  auto b = OpeningBook::open(path);
+  if (!b) return b.error();
+  book_ = std::make_shared<const OpeningBook>(std::move(*b));
+  options_.book_file = path;
+  out_of_book_ = false;
+  return {};
+}
+
+Status Engine::set_tablebase_path(const std::string& dirs) {
+  tables_.reset();
+  searcher_.set_tables(nullptr);
+  options_.tablebase_path.clear();
+  if (dirs.empty() || dirs == "<empty>") return {};
+  auto t = open_table_oracle(dirs);
+  if (!t) return t.error();
+  set_tables(std::move(*t));
+  options_.tablebase_path = dirs;
+  return {};
+}
+
+void Engine::set_tables(std::shared_ptr<const RootTableOracle> tables) {
+  tables_ = std::move(tables);
+  searcher_.set_tables(tables_.get());
+}
+
+void Engine::new_game() {
+  searcher_.clear();
+  out_of_book_ = false;
+}
+
+std::optional<Decision> Engine::try_book(const chess::Position& pos) {
+  if (!book_ || out_of_book_) return std::nullopt;
+  const auto m = book_->choose(pos, options_.book, rng_);
+  if (!m) {
+    // Once out of the book, stay out: a later transposition back into it would only cost time.
+    out_of_book_ = true;
+    return std::nullopt;
+  }
+  Decision d;
+  d.best = *m;
+  d.source = MoveSource::kBook;
+  d.last_info.pv = {*m};
+  return d;
+}
+
+std::optional<Decision> Engine::try_tables(const chess::Position& pos, const SearchLimits& limits,
+                                           const std::atomic<bool>& stop, const InfoCallback& on_info) {
+  if (!tables_ || pos.castling_rights() != 0 || chess::popcount(pos.pieces()) > tables_->max_men()) return std::nullopt;
+  const auto ranked = tables_->rank_moves(pos);
+  if (!ranked || ranked->empty()) return std::nullopt;
+  const auto& top = ranked->front();
+  if (!top.value.is_draw()) {
+    // Decisive: the first move is the fastest mate or the longest resistance. Report the table's line.
+    Decision d;
+    d.best = top.move;
+    d.source = MoveSource::kTable;
+    SearchInfo& info = d.last_info;
+    info.depth = 1;
+    info.score = top.value.is_win() ? kMateScore - top.value.plies() : -(kMateScore - top.value.plies());
+    chess::Position line = pos;
+    info.pv.push_back(top.move);
+    line.do_move(top.move);
+    for (int i = 1; i < 12; ++i) {
+      const auto next = tables_->rank_moves(line);
+      if (!next || next->empty()) break;
+      info.pv.push_back(next->front().move);
+      line.do_move(next->front().move);
+    }
+    d.ponder = info.pv.size() > 1 ? info.pv[1] : chess::Move::none();
+    info.nodes = 1;
+    if (on_info) on_info(info);
+    return d;
+  }
+  // Drawn: search among the drawing moves only, where table draws count as ordinary positions so
+  // the evaluation can prefer the moves that keep winning chances.
+  SearchOptions options;
+  for (const auto& r : *ranked)
+    if (r.value.is_draw()) options.root_moves.push_back(r.move);
+  options.table_use = TableUse::kDecisiveOnly;
+  Decision d;
+  d.source = MoveSource::kTable;
+  SearchInfo last;
+  auto capture = [&](const SearchInfo& i) {
+    last = i;
+    if (on_info) on_info(i);
+  };
+  const SearchResult r = searcher_.search(pos, limits, stop, capture, options);
+  d.best = r.best;
+  d.ponder = r.ponder;
+  d.last_info = last;
+  return d;
+}
+
+Decision Engine::think(const chess::Position& pos, const SearchLimits& limits, const std::atomic<bool>& stop,
+                       const InfoCallback& on_info, const std::vector<chess::Move>& search_moves) {
+  Decision d = decide(pos, limits, stop, on_info, search_moves);
+  if (tables_) d.table_errors = tables_->take_errors();
+  return d;
+}
+
+Decision Engine::decide(const chess::Position& pos, const SearchLimits& limits, const std::atomic<bool>& stop,
+                        const InfoCallback& on_info, const std::vector<chess::Move>& search_moves) {
+  if (search_moves.empty()) {
+    if (auto d = try_book(pos)) return *d;
+    if (auto d = try_tables(pos, limits, stop, on_info)) return *d;
+  }
+  SearchOptions options;
+  options.root_moves = search_moves;
+  SearchInfo last;
+  auto capture = [&](const SearchInfo& i) {
+    last = i;
+    if (on_info) on_info(i);
+  };
+  const SearchResult r = searcher_.search(pos, limits, stop, capture, options);
+  Decision d;
+  d.best = r.best;
+  d.ponder = r.ponder;
+  d.source = MoveSource::kSearch;
+  d.last_info = last;
+  return d;
+}
+
+void Engine::start(const chess::Position& pos, const SearchLimits& limits, InfoCallback on_info, DoneCallback on_done,
+                   std::vector<chess::Move> search_moves) {
+  stop();
+  stop_.store(false);
+  thread_ = std::thread([this, pos, limits, on_info = std::move(on_info), on_done = std::move(on_done),
+                         search_moves = std::move(search_moves)] {
+    Decision d = think(pos, limits, stop_, on_info, search_moves);
+    // UCI: after "go infinite" the best move is sent only once the GUI says stop.
+    while (limits.infinite && !stop_.load()) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    if (on_done) on_done(d);
+  });
+}
+
+void Engine::stop() {
+  stop_.store(true);
+  wait();
+}
+
+void Engine::wait() {
+  if (thread_.joinable()) thread_.join();
+}
+
+}  // namespace tbkit::player
