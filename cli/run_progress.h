@@ -22,8 +22,8 @@
 #include <utility>
 #include <vector>
 
-#include "model/material.h"
 #include "gen/run.h"
+#include "model/material.h"
 
 namespace tbkit::cli {
 

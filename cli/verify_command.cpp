@@ -7,15 +7,15 @@
 #include <optional>
 #include <thread>
 
+#include "chess/fen.h"
 #include "cli/common.h"
 #include "cli/interrupt.h"
 #include "cli/run_progress.h"
 #include "formats/table_file.h"
 #include "gen/consistency.h"
+#include "gen/run.h"
 #include "model/index_scheme.h"
 #include "model/material.h"
-#include "gen/run.h"
-#include "chess/fen.h"
 #include "player/table_play.h"
 #include "probe/tablebase.h"
 #include <random>

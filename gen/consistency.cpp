@@ -3,11 +3,11 @@
 #include <atomic>
 #include <optional>
 
-#include "model/index_scheme.h"
+#include "gen/model.h"
 #include "gen/one_side.h"
 #include "gen/parallel.h"
+#include "model/index_scheme.h"
 #include "model/value_ops.h"
-#include "gen/model.h"
 
 namespace tbkit::gen {
 

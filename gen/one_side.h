@@ -10,11 +10,11 @@
 
 #include "formats/large_allocator.h"
 #include "formats/table_file.h"
-#include "model/storage_order.h"
+#include "gen/model.h"
 #include "gen/table_set.h"
 #include "model/one_ply.h"
+#include "model/storage_order.h"
 #include "model/value_ops.h"
-#include "gen/model.h"
 
 namespace tbkit::gen {
 

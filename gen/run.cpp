@@ -10,9 +10,9 @@
 #include <optional>
 
 #include "formats/table_file.h"
+#include "gen/model.h"
 #include "gen/parallel.h"
 #include "model/storage_order.h"
-#include "gen/model.h"
 
 namespace tbkit::gen {
 

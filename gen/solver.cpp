@@ -15,9 +15,9 @@
 #include <emmintrin.h>
 #endif
 
+#include "gen/model.h"
 #include "gen/parallel.h"
 #include "model/value_ops.h"
-#include "gen/model.h"
 
 namespace tbkit::gen {
 

@@ -3,12 +3,12 @@
 #include <system_error>
 
 #include "formats/table_file.h"
+#include "gen/model.h"
 #include "gen/one_side.h"
 #include "gen/parallel.h"
 #include "gen/run.h"
-#include "model/storage_order.h"
-#include "gen/model.h"
 #include "gen/table_set.h"
+#include "model/storage_order.h"
 
 namespace tbkit::gen {
 

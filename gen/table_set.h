@@ -13,9 +13,9 @@
 
 #include "chess/result.h"
 #include "formats/dtm_value.h"
+#include "gen/model.h"
 #include "model/board.h"
 #include "model/index_scheme.h"
-#include "gen/model.h"
 
 namespace tbkit::gen {
 

@@ -5,9 +5,9 @@
 #include <fstream>
 
 #include "formats/table_file.h"
-#include "model/index_scheme.h"
 #include "gen/one_side.h"
 #include "gen/table_set.h"
+#include "model/index_scheme.h"
 #include "probe/tablebase.h"
 #include "tests/probe/small_tables.h"
 
