@@ -12,7 +12,7 @@
 namespace tbkit::gen {
 
 // The value `b` must have given its successors: checkmate, stalemate, else the best backed-up
-// value over legal moves (a double push answerable en passant: gen/one_side.h, with_en_passant).
+// value over legal moves (a double push answerable en passant: model/one_ply.h, with_en_passant).
 // Successors are looked up in `tables`, which must hold b's table and its conversions. `own`, if
 // given, is b's table with b as its index orients it (as decoded from it): the successors of quiet
 // moves are read from it directly, the same values without finding the table by material each time.
