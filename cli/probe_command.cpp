@@ -26,7 +26,7 @@ struct ProbeOptions {
   std::vector<std::string> dirs;
   bool json = false;
   bool line = false;
-  std::size_t cache_mib = 64;
+  std::optional<std::size_t> cache_mib;  // unset: sized from the tables found (TablebaseOptions)
 };
 
 const char* side_name(chess::Color c) { return c == chess::Color::kWhite ? "White" : "Black"; }
@@ -189,14 +189,16 @@ int run_probe(const ProbeOptions& o) {
   std::vector<std::filesystem::path> dirs(o.dirs.begin(), o.dirs.end());
   if (dirs.empty()) dirs.emplace_back(".");
   const std::uint64_t machine = std::uint64_t(::sysconf(_SC_PHYS_PAGES)) * std::uint64_t(::sysconf(_SC_PAGESIZE));
-  if (machine > 0 && (std::uint64_t(o.cache_mib) << 20) > machine)
-    return report(make_error(ErrorCode::kInvalidArgument, "--cache: " + std::to_string(o.cache_mib) + " MiB is more than this machine's memory (" +
+  if (o.cache_mib && machine > 0 && (std::uint64_t(*o.cache_mib) << 20) > machine)
+    return report(make_error(ErrorCode::kInvalidArgument, "--cache: " + std::to_string(*o.cache_mib) + " MiB is more than this machine's memory (" +
                                                               std::to_string(machine >> 20) + " MiB)"));
   auto tb = [&]() -> Result<probe::Tablebase> {
     try {
-      return probe::Tablebase::open(dirs, {.cache_bytes = o.cache_mib << 20});
-    } catch (const std::bad_alloc&) {  // the cache is allocated up front
-      return make_error(ErrorCode::kInvalidArgument, "--cache: cannot allocate " + std::to_string(o.cache_mib) + " MiB; give a smaller cache");
+      probe::TablebaseOptions options;
+      if (o.cache_mib) options.cache_bytes = *o.cache_mib << 20;
+      return probe::Tablebase::open(dirs, options);
+    } catch (const std::bad_alloc&) {  // the cache is reserved up front
+      return make_error(ErrorCode::kInvalidArgument, "--cache: cannot allocate the block cache; give a smaller --cache");
     }
   }();
   if (!tb) return report(tb.error());
@@ -227,7 +229,7 @@ void add_probe_command(CLI::App& app, int& exit_code) {
   cmd->add_option("-d,--dir", opts->dirs, "Directory holding MATERIAL.dtm tables (repeatable; default: current)");
   cmd->add_flag("--json", opts->json, "Print one JSON object per position (schema in docs/probe.md)");
   cmd->add_flag("--line", opts->line, "Print the mating line under best play and check it ends in mate as announced");
-  cmd->add_option("--cache", opts->cache_mib, "Block cache size in MiB, 0 to 1048576 (default 64; 0: no cache)")->check(CLI::Range(0, 1 << 20));
+  cmd->add_option("--cache", opts->cache_mib, "Block cache size in MiB, 0 to 1048576 (default: the decoded size of the tables found, at most 1024 MiB and an eighth of memory; 0: no cache)")->check(CLI::Range(0, 1 << 20));
   cmd->footer(
       "Examples:\n"
       "  tbkit probe '8/8/8/5k2/8/8/1Q6/K7 w - - 0 1' -d tables\n"

@@ -1,4 +1,5 @@
-// A UCI engine run as a child process (any shell command), talked to over pipes.
+// A UCI engine run as a child process (any shell command): its input a socket (so a dead engine is
+// an error value, never a SIGPIPE), its output a pipe.
 #pragma once
 
 #include <sys/types.h>
@@ -13,7 +14,8 @@ namespace tbkit::player {
 
 class UciProcess {
  public:
-  // Starts `/bin/sh -c command`. Errors: kIo (pipe or fork failed).
+  // Starts `/bin/sh -c command`. Changes no signal disposition of the calling process. Errors: kIo
+  // (socketpair, pipe or fork failed).
   [[nodiscard]] static Result<UciProcess> start(const std::string& command);
   UciProcess(UciProcess&& other) noexcept;
   UciProcess& operator=(UciProcess&& other) noexcept;
@@ -22,7 +24,8 @@ class UciProcess {
   // Sends "quit", waits up to a second, then kills the child.
   ~UciProcess();
 
-  // Writes one line. Errors: kIo (the engine has gone).
+  // Writes one line. Errors: kIo (the engine has gone: "Broken pipe" or "Connection reset by peer", with no
+  // signal raised).
   [[nodiscard]] Status send(const std::string& line);
   // The next line, waiting at most timeout_ms (<0: forever). nullopt on timeout or end of output
   // (see eof()).

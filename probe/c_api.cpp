@@ -83,7 +83,9 @@ int tbkit_open(const char* paths, size_t cache_bytes, tbkit_tablebase** out, cha
         current += *p;
       }
     }
-    auto tb = tbkit::probe::Tablebase::open(dirs, {.cache_bytes = cache_bytes});
+    tbkit::probe::TablebaseOptions options;
+    if (cache_bytes != TBKIT_CACHE_AUTO) options.cache_bytes = cache_bytes;
+    auto tb = tbkit::probe::Tablebase::open(dirs, options);
     if (!tb) return fail(code_of(tb.error()), tb.error().message);
     *out = new tbkit_tablebase{std::move(*tb)};
     return TBKIT_OK;

@@ -7,6 +7,8 @@
 #include <mutex>
 #include <optional>
 
+#include <unistd.h>
+
 #include "chess/movegen.h"
 #include "formats/table_file.h"
 #include "model/board.h"
@@ -307,8 +309,23 @@ Tablebase::Tablebase(Tablebase&&) noexcept = default;
 Tablebase& Tablebase::operator=(Tablebase&&) noexcept = default;
 Tablebase::~Tablebase() = default;
 
+namespace {
+
+// The automatic cache size for `tables` (TablebaseOptions::cache_bytes).
+std::size_t auto_cache_bytes(const std::vector<model::Material>& tables) {
+  std::uint64_t decoded = 0;
+  for (const auto& m : tables) decoded += 2 * model::IndexScheme(m).size() * sizeof(std::uint16_t);
+  std::uint64_t ceiling = kAutoCacheMaxBytes;
+  const long pages = ::sysconf(_SC_PHYS_PAGES), page_size = ::sysconf(_SC_PAGESIZE);
+  if (pages > 0 && page_size > 0) ceiling = std::min<std::uint64_t>(ceiling, std::uint64_t(pages) * std::uint64_t(page_size) / 8);
+  // Whole pages, and at least one.
+  const std::uint64_t page = BlockCache::kPageBytes;
+  return std::size_t(std::max(page, std::min(ceiling, (decoded + page - 1) / page * page)));
+}
+
+}  // namespace
+
 Result<Tablebase> Tablebase::open(const std::vector<std::filesystem::path>& dirs, const TablebaseOptions& options) {
-  auto impl = std::make_unique<Impl>(options.cache_bytes);
   std::map<std::string, std::filesystem::path> found;  // by name; the first directory wins
   for (const auto& dir : dirs) {
     std::error_code ec;
@@ -327,6 +344,9 @@ Result<Tablebase> Tablebase::open(const std::vector<std::filesystem::path>& dirs
       found.emplace(m->name(), p);
     }
   }
+  std::vector<model::Material> materials;
+  for (const auto& [name, path] : found) materials.push_back(*model::Material::parse(name));
+  auto impl = std::make_unique<Impl>(options.cache_bytes ? *options.cache_bytes : auto_cache_bytes(materials));
   for (const auto& [name, path] : found) {
     auto t = std::make_unique<Table>();
     t->material = *model::Material::parse(name);
@@ -350,7 +370,17 @@ std::vector<std::string> Tablebase::materials() const {
 
 namespace {
 
-Status check_castling(const Position& pos) {
+// The most men any endgame table holds (the largest sets known have 7).
+constexpr int kMostMenInAnyTable = 7;
+
+// What no table can answer, the first problem first: more men than any table holds (the start
+// position), then castling rights. Checkmate and stalemate need no table, whatever the count.
+Status check_probeable(const Position& pos, int max_men) {
+  if (const int men = popcount(pos.pieces()); men > kMostMenInAnyTable && !legal_moves(pos).empty())
+    return make_error(ErrorCode::kUnavailable,
+                      "no table has " + std::to_string(men) + " men: endgame tables hold at most " +
+                          std::to_string(kMostMenInAnyTable) + (max_men == 0 ? std::string(", and no table was found here")
+                                                                             : ", those found here at most " + std::to_string(max_men)));
   if (pos.castling_rights() == 0) return {};
   return make_error(ErrorCode::kInvalidArgument,
                     "the position has castling rights; tables hold positions without castling rights "
@@ -360,14 +390,14 @@ Status check_castling(const Position& pos) {
 }  // namespace
 
 Result<DtmValue> Tablebase::probe(const Position& pos) const {
-  if (Status st = check_castling(pos); !st) return st.error();
+  if (Status st = check_probeable(pos, impl_->max_men); !st) return st.error();
   return impl_->probe(model::board_from_position(pos), pos.en_passant());
 }
 
 Result<DtmValue> Tablebase::probe(const model::Board& b, Square en_passant) const { return impl_->probe(b, en_passant); }
 
 Result<std::vector<RankedMove>> Tablebase::rank_moves(const Position& pos) const {
-  if (Status st = check_castling(pos); !st) return st.error();
+  if (Status st = check_probeable(pos, impl_->max_men); !st) return st.error();
   std::vector<RankedMove> out;
   Position child = pos;
   for (const Move m : legal_moves(pos)) {

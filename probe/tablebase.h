@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,10 +23,16 @@ struct Board;
 
 namespace tbkit::probe {
 
+// The automatic cache's ceiling: 1 GiB, and at most an eighth of the machine's memory.
+inline constexpr std::size_t kAutoCacheMaxBytes = std::size_t{1} << 30;
+
 struct TablebaseOptions {
   // Bytes of decompressed values kept (shared by every table). 0 disables the cache: every probe
-  // then decompresses its block.
-  std::size_t cache_bytes = std::size_t{64} << 20;
+  // then decompresses its block. Unset (the default): the decoded size of every table found (both
+  // sides, two bytes a position), so random probes over a set that fits never decode a block
+  // twice, up to kAutoCacheMaxBytes and an eighth of physical memory. The cache's memory is
+  // reserved at open() but touched only as blocks are decoded.
+  std::optional<std::size_t> cache_bytes;
 };
 
 struct RankedMove {
@@ -66,8 +73,8 @@ class Tablebase {
 
   // The value for the side to move (formats/dtm_value.h: win/loss in plies, draw), with the
   // en-passant right included. Checkmate, stalemate and bare kings are answered without a table.
-  // Errors: kUnavailable (no table for this material, naming it), kInvalidArgument (castling
-  // rights present), kCorrupt / kVersion / kIo (the table file is damaged or unreadable; the same
+  // Errors: kUnavailable (no table for this material, naming it; or more than 7 men, which no
+  // table holds, said before anything else), kInvalidArgument (castling rights present), kCorrupt / kVersion / kIo (the table file is damaged or unreadable; the same
   // error is returned on every later probe of that table, the file is not retried).
   [[nodiscard]] Result<formats::DtmValue> probe(const chess::Position& pos) const;
 

@@ -49,9 +49,13 @@ typedef struct tbkit_ranked_move {
 
 typedef struct tbkit_tablebase tbkit_tablebase;
 
+/* tbkit_open's cache_bytes for a cache sized from the tables found. */
+#define TBKIT_CACHE_AUTO ((size_t)-1)
+
 /* Opens the tables found in the directories (MATERIAL.dtm files). paths: a list of directories
  * separated by ':' (or ';'), e.g. "tables:/data/tb5". cache_bytes: size of the shared block cache
- * (0: no cache). On success stores a handle in *out and returns TBKIT_OK; finding no table is not
+ * (0: no cache; TBKIT_CACHE_AUTO: the decoded size of the tables found, at most 1 GiB and an
+ * eighth of physical memory). On success stores a handle in *out and returns TBKIT_OK; finding no table is not
  * an error (tbkit_max_men returns 0). On failure *out is NULL and, when error is not NULL, a
  * message is written there (truncated to error_size bytes, NUL-terminated). Errors:
  * TBKIT_ERR_INVALID (NULL arguments), TBKIT_ERR_IO (a directory cannot be read), TBKIT_ERR_NOMEM. */

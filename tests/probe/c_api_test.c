@@ -32,7 +32,7 @@ int main(int argc, char** argv) {
   }
   EXPECT(tbkit_open("/no/such/dir", 1 << 20, &tb, error, sizeof error) == TBKIT_ERR_IO);
   EXPECT(tb == NULL && strlen(error) > 0);
-  rc = tbkit_open(argv[1], 16u << 20, &tb, error, sizeof error);
+  rc = tbkit_open(argv[1], TBKIT_CACHE_AUTO, &tb, error, sizeof error);
   if (rc != TBKIT_OK) {
     fprintf(stderr, "tbkit_open: %s: %s\n", tbkit_strerror(rc), error);
     return 1;

@@ -79,6 +79,9 @@ TEST_CASE("tbkit probe: exit codes for bad input, castling, missing tables and d
   auto castling = run_tbkit("probe 'r3k3/8/8/8/8/8/8/4K3 b q - 0 1'" + kDir);
   CHECK(castling.exit_code == 2);
   CHECK_THAT(castling.err, Catch::Contains("castling rights"));
+  auto start = run_tbkit("probe startpos" + kDir);
+  CHECK(start.exit_code == 5);
+  CHECK_THAT(start.err, Catch::Contains("no table has 32 men"));
   auto none = run_tbkit("probe '1r2k3/8/8/8/8/Q7/Q7/7K w - - 0 1'" + kDir);
   CHECK(none.exit_code == 5);
   CHECK_THAT(none.err, Catch::Contains("no table for KQQvKR (5 men): KQQvKR.dtm not found"));

@@ -7,6 +7,8 @@
 #include "chess/transform.h"
 #include "formats/table_file.h"
 #include "gen/table_set.h"
+#include "model/index_scheme.h"
+#include "probe/block_cache.h"
 #include "probe/tablebase.h"
 #include "tests/probe/random_position.h"
 #include "tests/probe/small_tables.h"
@@ -45,7 +47,7 @@ TEST_CASE("Probe agrees with the generator's tables in every orientation and sym
     REQUIRE(set.load_with_dependencies(tables_dir(), m, arena).ok());
   }
   std::mt19937_64 rng(1);
-  int wins = 0, losses = 0, draws = 0;
+  int wins = 0, losses = 0, draws = 0, images = 0;
   for (const auto& name : kMaterials) {
     INFO(name);
     const auto m = *model::Material::parse(name);
@@ -65,10 +67,13 @@ TEST_CASE("Probe agrees with the generator's tables in every orientation and sym
           auto w = tb->probe(*image);
           REQUIRE(w.ok());
           CHECK(*w == *v);
+          ++images;
         }
       }
     }
   }
+  // Four images of each pawnless position, two (colour flip, file mirror) of each KPvK one.
+  CHECK(images == 2 * 2000 * (4 * 4 + 2));
   CHECK(wins > 1000);
   CHECK(losses > 1000);
   CHECK(draws > 1000);
@@ -78,7 +83,11 @@ TEST_CASE("Files open lazily and once, a cold probe decodes exactly one block", 
   auto tb = Tablebase::open({tables_dir()});
   REQUIRE(tb.ok());
   CHECK(tb->cache_stats().files_opened == 0);
-  CHECK(tb->cache_stats().capacity_bytes > (32u << 20));
+  // The default cache holds every table found, decoded (both sides, two bytes a slot), in whole pages.
+  std::uint64_t decoded = 0;
+  for (const auto& name : kMaterials) decoded += 2 * model::IndexScheme(*model::Material::parse(name)).size() * 2;
+  const std::uint64_t page = probe::BlockCache::kPageBytes;
+  CHECK(tb->cache_stats().capacity_bytes == (decoded + page - 1) / page * page);
   const Position kqk = fen("8/8/8/5k2/8/8/1Q6/K7 w - - 0 1");
   REQUIRE(tb->probe(kqk).ok());
   CHECK(tb->cache_stats().files_opened == 1);
@@ -93,6 +102,21 @@ TEST_CASE("Files open lazily and once, a cold probe decodes exactly one block", 
   REQUIRE(tb->probe(kqk).ok());
   CHECK(tb->cache_stats().files_opened == 2);
   CHECK(tb->cache_stats().blocks_decoded == 3);
+}
+
+TEST_CASE("With the default cache, random probes over the tables found decode each block once", "[probe]") {
+  auto tb = Tablebase::open({tables_dir()});
+  REQUIRE(tb.ok());
+  std::mt19937_64 rng(44);
+  std::vector<Position> positions;
+  for (int i = 0; i < 4000; ++i)
+    positions.push_back(testing::random_position(*model::Material::parse(kMaterials[std::size_t(i) % kMaterials.size()]), rng));
+  for (const auto& p : positions) REQUIRE(tb->probe(p).ok());
+  const auto first = tb->cache_stats();
+  CHECK(first.blocks_decoded > 0);
+  for (const auto& p : positions) REQUIRE(tb->probe(p).ok());
+  // The second pass finds every block cached: nothing was evicted.
+  CHECK(tb->cache_stats().blocks_decoded == first.blocks_decoded);
 }
 
 TEST_CASE("Without a cache every probe decodes its block and answers the same", "[probe]") {
@@ -203,6 +227,16 @@ TEST_CASE("No table gives a clear kUnavailable naming the material, castling rig
   CHECK(castling.error().code == ErrorCode::kInvalidArgument);
   CHECK_THAT(castling.error().message, Catch::Contains("castling"));
   CHECK(tb->rank_moves(fen("r3k3/8/8/8/8/8/8/4K3 b q - 0 1")).error().code == ErrorCode::kInvalidArgument);
+
+  // The start position: the first problem is its 32 men, not its castling rights.
+  auto start = tb->probe(fen("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"));
+  REQUIRE(!start.ok());
+  CHECK(start.error().code == ErrorCode::kUnavailable);
+  CHECK(start.error().message == "no table has 32 men: endgame tables hold at most 7, those found here at most 3");
+  // Checkmate needs no table, whatever the count (fool's mate).
+  auto mate = tb->probe(fen("rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w - - 1 3"));
+  REQUIRE(mate.ok());
+  CHECK(*mate == DtmValue::loss_in_plies(0));
 
   auto missing = Tablebase::open({tables_dir() / "no-such-dir"});
   REQUIRE(!missing.ok());
