@@ -51,7 +51,7 @@ enum class BlockCodec : std::uint8_t {
   kZstd,   // zstd frames (the only codec of format version 1)
 };
 
-// Writer knobs; the defaults are the measured choice (docs/formats/table.md, "Measurements").
+// Writer knobs; the defaults are the measured choice (docs/results.md, "Table sizes and codecs").
 struct TableWriteOptions {
   std::uint32_t block_bytes = 1U << 20;  // uncompressed bytes per block, 256..4 MiB
   BlockCodec codec = BlockCodec::kLzma2;
@@ -59,7 +59,7 @@ struct TableWriteOptions {
   bool lzma_extreme = false;             // LZMA2: liblzma's "extreme" preset variant
   // LZMA2 encoder overrides: the match length the encoder settles for (2..273) and the literal
   // context / position bits (0..4). 0 and -1 mean the writer's choice: the preset's for versions
-  // 1 and 2; nice_len 273 and lc = lp = pb = 0 for version 3 (docs/formats/table.md, measured).
+  // 1 and 2; nice_len 273 and lc = lp = pb = 0 for version 3 (measured: docs/results.md, "Table sizes and codecs").
   std::uint32_t lzma_nice_len = 0;
   int lzma_lc = -1, lzma_lp = -1, lzma_pb = -1;
   std::uint32_t lzma_depth = 0;          // LZMA2 match-finder depth, 1..1000; 0 = the preset's

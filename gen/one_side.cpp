@@ -128,7 +128,7 @@ std::vector<std::uint64_t> value_counts(const SolvedTable& table, Color side, co
 
 // The stand-in codec's options: zstd level -1, the first of its fast levels. It picked a better side
 // or order for LZMA2 than level 1 (the 3+4 set: 17,045 bytes smaller, one table's choice changed,
-// KQvKB 6.4%) at the same cost (docs/formats/table.md, "Balanced retuned").
+// KQvKB 6.4%) at the same cost (docs/results.md, "Balanced retuned").
 formats::TableWriteOptions stand_in_options() {
   formats::TableWriteOptions options;
   options.codec = formats::BlockCodec::kZstd;
@@ -380,7 +380,7 @@ StoredSide choose_stored_side(const SolvedTable& table, const TableSet& subtable
   if (keyed && orders.size() > 1 && n >= kStagedFrom) {
     // Every candidate over an eighth of each block first; only those within 1/kSampleMargin of the
     // smallest sample are then sized in full, each side's smallest sample first
-    // (docs/formats/table.md, "Balanced in 2 MiB blocks; the stand-in in two stages").
+    // (docs/results.md, "Balanced in 2 MiB blocks; the stand-in in two stages").
     std::vector<std::uint64_t> sample(candidates);
     parallel_each(arena, candidates, [&](std::uint64_t k) {
       const int side = int(k / orders.size());

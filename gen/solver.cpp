@@ -260,7 +260,7 @@ void Solver::init_position(int side, std::uint64_t i, const Board* decoded, std:
       }
     }
     // Weights make the count match the decrements propagate() will deliver: a successor that is its
-    // own mirror image is reached by twice as many un-moves (see docs/tables.md, "Symmetry").
+    // own mirror image is reached by twice as many un-moves (see docs/tables.md, "Algorithm", 4: symmetric positions).
     in_table += scheme_.stabilizer_size(child);
     // If the en-passant reply wins for the opponent in k plies, this move loses by ply k at the
     // latest, even if the pushed position itself is not yet known: revisit it at ply k.

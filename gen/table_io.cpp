@@ -48,7 +48,7 @@ Result<formats::TableWriteOptions> write_options_named(std::string_view name, st
     // search (the 3+4 set: 14.3 CPU s of LZMA2 instead of 16.7 with 1 MiB blocks, 88 and 18, for
     // about the same bytes). For tables of more than 8 Mi positions a side (5-piece tables) 1 MiB
     // blocks, a 32-byte match and 8 steps: ~40% less time again for ~5% more bytes
-    // (docs/formats/table.md, "Balanced").
+    // (docs/results.md, "Balanced").
     o.lzma_nice_len = 64;
     if (sides == "one") {
       o.block_bytes = 2U << 20;
