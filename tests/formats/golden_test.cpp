@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "formats/table_file.h"
@@ -23,9 +24,21 @@ const char* code_name(ErrorCode c) {
   }
 }
 
+// The names of the *.tbk files in `dir`.
+std::set<std::string> tbk_files(const std::filesystem::path& dir) {
+  std::set<std::string> names;
+  for (const auto& e : std::filesystem::directory_iterator(dir))
+    if (e.path().extension() == ".tbk") names.insert(e.path().filename().string());
+  return names;
+}
+
 }  // namespace
 
 TEST_CASE("Golden v1, v2 and v3 table files keep reading", "[formats][golden]") {
+  // Every golden file is checked below, and no listed one is missing.
+  std::set<std::string> listed;
+  for (const auto& t : golden::golden_tables()) listed.insert(t.file);
+  CHECK(listed == tbk_files(kGolden));
   for (const auto& t : golden::golden_tables()) {
     INFO(t.file);
     auto table = TableFile::open(kGolden / t.file);
@@ -80,7 +93,7 @@ TEST_CASE("Golden v1, v2 and v3 table files keep reading", "[formats][golden]") 
 TEST_CASE("Damaged table files are rejected with the expected errors", "[formats][golden]") {
   std::ifstream manifest(kGoldenErrors / "expected.txt");
   REQUIRE(manifest.good());
-  int cases = 0;
+  std::set<std::string> listed;
   for (std::string line; std::getline(manifest, line);) {
     if (line.empty() || line[0] == '#') continue;
     std::istringstream fields(line);
@@ -106,9 +119,11 @@ TEST_CASE("Damaged table files are rejected with the expected errors", "[formats
     }
     CHECK(code_name(error.code) == code);
     CHECK(error.message == path.string() + ": " + message);
-    ++cases;
+    CHECK(listed.insert(file).second);
   }
-  CHECK(cases >= 8);
+  // Each damaged file has its line, and each line its file.
+  CHECK(listed.size() >= 8);
+  CHECK(listed == tbk_files(kGoldenErrors));
 }
 
 TEST_CASE("Missing and unreadable table files are I/O errors", "[formats][golden]") {

@@ -2,7 +2,7 @@
 // in memory with the generator (or loads them from DIR's .dtm files), encodes each with several
 // writer variants and prints one JSON object per variant (total bytes, per-table bytes, encode
 // and decode speed, cold random-probe time: every probe decodes one block). The figures behind the
-// "Measurements" section of docs/formats/table.md. A development tool, not a test.
+// "Table sizes and codecs" section of docs/results.md. A development tool, not a test.
 //
 // measure_table_sizes --sides DIR [MAX_MEN | MATERIAL...] [--variants NAME]: format version 3.
 // Loads the tables (and what they convert into) from DIR and prints, per table, the size of a
@@ -324,6 +324,15 @@ int main(int argc, char** argv) {
     return 2;
   }
 
+  // A name in --variants that is no variant would measure nothing and pass for a measurement.
+  const std::vector<Variant> variants = all_variants();
+  for (const std::string& name : only) {
+    if (std::none_of(variants.begin(), variants.end(), [&](const Variant& v) { return v.name == name; })) {
+      std::fprintf(stderr, "measure_table_sizes: no variant %s\n", name.c_str());
+      return 2;
+    }
+  }
+
   gen::TableSet set;
   tbb::task_arena arena(int(std::max(1U, std::thread::hardware_concurrency())));
   std::vector<std::shared_ptr<const gen::SolvedTable>> solved;
@@ -348,7 +357,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "solved %s\n", m.name().c_str());
   }
 
-  for (const Variant& v : all_variants()) {
+  for (const Variant& v : variants) {
     if (!only.empty() && std::find(only.begin(), only.end(), v.name) == only.end()) continue;
     std::uint64_t total = 0, values = 0;
     double encode_s = 0, decode_s = 0, probe_us_sum = 0;

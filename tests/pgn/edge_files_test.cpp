@@ -2,7 +2,10 @@
 // gives the game, error and move counts worked out by reading each file (see data/pgn/edge).
 #include <catch2/catch.hpp>
 
+#include <filesystem>
+#include <iterator>
 #include <map>
+#include <set>
 
 #include "reader_test_util.h"
 
@@ -99,6 +102,16 @@ TEST_CASE("edge-case files: game, error and move counts", "[pgn][edge]") {
       CHECK(moves == e.moves);
     }
   }
+}
+
+TEST_CASE("edge-case files: every file of the collections has its expected counts", "[pgn][edge]") {
+  const std::filesystem::path root = data_path("pgn/edge");
+  std::set<std::string> on_disk, listed;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(root))
+    if (e.is_regular_file() && e.path().extension() == ".pgn") on_disk.insert(e.path().lexically_relative(root).string());
+  for (const auto& e : kExpected) listed.insert(e.file);
+  CHECK(listed.size() == std::size(kExpected));
+  CHECK(on_disk == listed);
 }
 
 TEST_CASE("edge-case files: tags, results and errors", "[pgn][edge]") {

@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "chess/fen.h"
+#include "chess/movegen.h"
 #include "probe/tablebase.h"
 
 using namespace tbkit;
@@ -37,6 +38,8 @@ TEST_CASE("All 48 positions of endgame-dm-4.epd match, with their best moves", "
     CHECK(v->raw() == expected.raw());
     auto ranked = tb->rank_moves(*pos);
     REQUIRE(ranked.ok());
+    // Every legal move ranked: the best is skipped only where there is no move.
+    REQUIRE(ranked->size() == chess::legal_moves(*pos).size());
     if (!ranked->empty()) CHECK(ranked->front().value == *v);
     ++checked;
     with_ep += !pos->en_passant().is_none();

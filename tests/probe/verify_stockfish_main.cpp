@@ -11,6 +11,8 @@
 //         fewer for the side to move (nor one shorter than the table's).
 // Every mate Stockfish reports is replayed: its line must end in checkmate after 2j - 1 plies (a
 // line cut short by the engine's hash is only counted).
+// Exits 1 on a mismatch or an error, and also when the run checked too little to tell: a kind with
+// fewer than PER_KIND positions, or a material none of whose wins and losses Stockfish confirmed.
 // Usage: tbkit_verify_stockfish TABLES_DIR STOCKFISH PER_KIND MAX_MOVES MOVETIME_MS SEED MATERIAL...
 #include <algorithm>
 #include <cstdio>
@@ -90,10 +92,12 @@ const char* kKindNames[kKinds] = {"win", "loss", "other"};
 struct Tally {
   int sampled[kKinds] = {};
   int confirmed = 0, unconfirmed = 0, mismatches = 0, errors = 0, lines_replayed = 0, lines_short = 0, with_ep = 0;
+  int mates_confirmed = 0;  // wins and losses whose mate Stockfish found at the table's distance
 
   Tally& operator+=(const Tally& o) {
     for (int k = 0; k < kKinds; ++k) sampled[k] += o.sampled[k];
     confirmed += o.confirmed, unconfirmed += o.unconfirmed, mismatches += o.mismatches, errors += o.errors;
+    mates_confirmed += o.mates_confirmed;
     lines_replayed += o.lines_replayed, lines_short += o.lines_short, with_ep += o.with_ep;
     return *this;
   }
@@ -136,6 +140,7 @@ int main(int argc, char** argv) {
     return 3;
   }
   Tally total;
+  int too_little = 0;  // materials that left a kind short or confirmed no mate
   for (int a = 7; a < argc; ++a) {
     auto parsed = model::Material::parse(argv[a]);
     if (!parsed) {
@@ -181,6 +186,7 @@ int main(int argc, char** argv) {
         report("MISMATCH", pos, v, e);
       } else if (!must_find || found == table_mate) {
         ++t.confirmed;
+        t.mates_confirmed += must_find;
       } else {
         ++t.unconfirmed;
         report("UNCONFIRMED", pos, v, e);
@@ -232,14 +238,23 @@ int main(int argc, char** argv) {
                 m.name().c_str(), t.sampled[kWin], t.sampled[kLoss], t.sampled[kOther], t.with_ep, t.confirmed,
                 t.unconfirmed, t.mismatches, t.errors, t.lines_replayed, t.lines_short);
     std::fflush(stdout);
+    bool short_of = false;
     for (int k = 0; k < kKinds; ++k)
-      if (t.sampled[k] < per_kind)
+      if (t.sampled[k] < per_kind) {
         std::printf("%s: only %d %s positions found\n", m.name().c_str(), t.sampled[k], kKindNames[k]);
+        short_of = true;
+      }
+    if (t.mates_confirmed == 0) {
+      std::printf("%s: Stockfish confirmed none of the table's mates\n", m.name().c_str());
+      short_of = true;
+    }
+    too_little += short_of;
     total += t;
   }
   std::printf("%d positions checked (%d with en passant) in %d materials: %d confirmed, %d unconfirmed, "
               "%d mismatches, %d errors\n",
               total.sampled[kWin] + total.sampled[kLoss] + total.sampled[kOther], total.with_ep, argc - 7, total.confirmed,
               total.unconfirmed, total.mismatches, total.errors);
-  return total.mismatches + total.errors == 0 ? 0 : 1;
+  if (too_little > 0) std::printf("%d materials checked too little to tell\n", too_little);
+  return total.mismatches + total.errors == 0 && too_little == 0 ? 0 : 1;
 }
