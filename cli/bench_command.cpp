@@ -119,9 +119,10 @@ constexpr std::uint64_t kMinProbes = 4000;
 constexpr std::size_t kThreePieceTables = 5;
 
 // Generates the 3-piece tables on one thread and hashes the files; then probes positions of every
-// 3-piece material and hashes the values. Empty status on success; an error when a probe fails or
-// fewer than kMinProbes positions were probed.
-Status bench_tables(const std::filesystem::path& dir, Fnv& files, Fnv& probes, std::uint64_t& probed) {
+// 3-piece material and hashes the values. Counts the files and the positions probed (run_bench
+// checks both). Errors: generation's, and a failed probe's, naming the position.
+Status bench_tables(const std::filesystem::path& dir, Fnv& files, Fnv& probes, std::size_t& file_count,
+                    std::uint64_t& probed) {
   gen::GenOptions opts;
   opts.dir = dir;
   opts.generator = "tbkit bench";
@@ -129,9 +130,7 @@ Status bench_tables(const std::filesystem::path& dir, Fnv& files, Fnv& probes, s
   if (Status st = gen::generate_tables(model::all_materials(3), opts, arena, {}, {}); !st) return st;
   std::vector<std::filesystem::path> paths;
   for (const auto& e : std::filesystem::directory_iterator(dir)) paths.push_back(e.path());
-  if (paths.size() != kThreePieceTables)
-    return make_error(ErrorCode::kIo, "bench: tables: " + std::to_string(paths.size()) + " files written, expected " +
-                                          std::to_string(kThreePieceTables));
+  file_count = paths.size();
   std::sort(paths.begin(), paths.end());
   for (const auto& p : paths) hash_file(p, files);
 
@@ -160,9 +159,6 @@ Status bench_tables(const std::filesystem::path& dir, Fnv& files, Fnv& probes, s
       }
     }
   }
-  if (probed < kMinProbes)
-    return make_error(ErrorCode::kInvalidArgument, "bench: probe: only " + std::to_string(probed) +
-                                                       " positions probed, expected at least " + std::to_string(kMinProbes));
   return {};
 }
 
@@ -179,12 +175,16 @@ Status bench_book(const std::filesystem::path& dir, Fnv& fnv) {
   b.threads = 1;
   auto summary = pgn::build_book({pgn.string()}, b, {});
   if (!summary) return summary.error();
-  for (const auto& out : {b.output, b.polyglot_output})
-    if (std::error_code ec; std::filesystem::file_size(out, ec) == 0 || ec)
-      return make_error(ErrorCode::kIo, "bench: book: " + out.string() + " is empty or missing");
   hash_file(b.output, fnv);
   hash_file(b.polyglot_output, fnv);
   return {};
+}
+
+// A section that did not do its work: the signature would hash nothing, so there is none.
+int check_failed(const std::string& what) {
+  std::fflush(stdout);
+  std::fprintf(stderr, "tbkit: bench: %s\n", what.c_str());
+  return kExitFailed;
 }
 
 int run_bench() {
@@ -197,8 +197,7 @@ int run_bench() {
   }
   // The six positions' counts at these depths are well known: any other sum is a broken move generator.
   if (perft_sum != kPerftSum)
-    return report(make_error(ErrorCode::kInvalidArgument, "bench: perft: " + std::to_string(perft_sum) +
-                                                              " nodes, expected " + std::to_string(kPerftSum)));
+    return check_failed("perft: " + std::to_string(perft_sum) + " nodes, expected " + std::to_string(kPerftSum));
   signature.add(perft_sum);
   const double perft_secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::printf("perft:     %llu nodes, %.0f nodes/s\n", static_cast<unsigned long long>(perft_sum), double(perft_sum) / perft_secs);
@@ -225,7 +224,7 @@ int run_bench() {
     search_nodes += r.nodes;
     signature.add(std::uint64_t(r.best.raw()));
   }
-  if (search_nodes == 0) return report(make_error(ErrorCode::kInvalidArgument, "bench: search: no node searched"));
+  if (search_nodes == 0) return check_failed("search: no node searched");
   signature.add(search_nodes);
   const double search_secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_search).count();
   std::printf("search:    %llu nodes, %.0f nodes/s\n", static_cast<unsigned long long>(search_nodes),
@@ -236,7 +235,13 @@ int run_bench() {
   Fnv files, probes, book;
   std::uint64_t probed = 0;
   const auto t_tables = std::chrono::steady_clock::now();
-  if (Status st = bench_tables(scratch.path(), files, probes, probed); !st) return report(st.error());
+  std::size_t file_count = 0;
+  if (Status st = bench_tables(scratch.path(), files, probes, file_count, probed); !st) return report(st.error());
+  if (file_count != kThreePieceTables)
+    return check_failed("tables: " + std::to_string(file_count) + " files written, expected " + std::to_string(kThreePieceTables));
+  if (probed < kMinProbes)
+    return check_failed("probe: only " + std::to_string(probed) + " positions probed, expected at least " +
+                        std::to_string(kMinProbes));
   signature.add(files.h);
   signature.add(probes.h);
   std::printf("tables:    %016llx (3-piece files, %.2f s)\n", static_cast<unsigned long long>(files.h),
@@ -244,6 +249,9 @@ int run_bench() {
   std::printf("probe:     %016llx (%llu positions)\n", static_cast<unsigned long long>(probes.h),
               static_cast<unsigned long long>(probed));
   if (Status st = bench_book(scratch.path(), book); !st) return report(st.error());
+  for (const char* name : {"bench.tbb", "bench.bin"})
+    if (std::error_code ec; std::filesystem::file_size(scratch.path() / name, ec) == 0 || ec)
+      return check_failed(std::string("book: ") + name + " is empty or missing");
   signature.add(book.h);
   std::printf("book:      %016llx (.tbb and .bin)\n", static_cast<unsigned long long>(book.h));
 
@@ -262,7 +270,7 @@ void add_bench_command(CLI::App& app, int& exit_code) {
       "Runs perft on fixed positions, hashes keys, FENs and SAN over small trees, searches each to depth 7, generates the\n"
       "3-piece tables into a temporary directory and hashes the files and a few thousand probes of them, and builds a book\n"
       "from four built-in games and hashes its .tbb and .bin. A change that alters any output changes N; commits that change\n"
-      "N say 'Bench: N'.\n"
+      "N say 'Bench: N'. A part that did not do its work (a wrong perft sum, fewer than 4000 probes, ...) exits 1.\n"
       "Example:\n"
       "  tbkit bench");
   cmd->callback([&exit_code] { exit_code = run_bench(); });

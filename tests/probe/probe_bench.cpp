@@ -6,6 +6,12 @@
 // reopened, OS page cache for the files dropped with posix_fadvise, cache empty) with 1 and 2
 // threads, and for 3-4 and 3 libgaviotatb warm with 1 and 2 threads on the same positions.
 // Cold-probe latency: with files open, cache emptied before each probe (one block decoded each).
+// Failures: each is printed to stderr as "probe_bench: LIBRARY: FEN: error" (the first 10 per
+// library, then a count). A tbkit failure ends the run (exit 1). libgaviotatb is measured as a
+// multi-threaded caller gets it (unserialised), and from 2 threads it sometimes answers from the
+// wrong table (tests/support/gaviota_oracle.h): its probes that fail or answer other than a
+// single-threaded pass are counted in the JSON instead ("gaviota_warm_Nt_failures" over all runs,
+// "..._wrong_values" of them answered a value, "gaviota_failed_probes" the first few).
 #include <fcntl.h>
 #include <time.h>
 #include <unistd.h>
@@ -16,9 +22,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <map>
+#include <optional>
 #include <string>
 #include <thread>
 
+#include "chess/fen.h"
 #include "model/material.h"
 #include "probe/tablebase.h"
 #include "tests/probe/random_position.h"
@@ -42,33 +51,105 @@ double thread_cpu_seconds() {
   return double(ts.tv_sec) + double(ts.tv_nsec) * 1e-9;
 }
 
+// A probe that went wrong: an error, or (Gaviota) an answer other than its single-threaded one.
+struct Miss {
+  std::string error;
+  bool wrong_value = false;
+};
+using ProbeFn = std::function<std::optional<Miss>(std::size_t)>;
+
+struct ProbeFailure {
+  std::size_t index = 0;  // into the set's positions
+  int threads = 0;
+  Miss miss;
+};
+
 struct Rate {
   double wall = 0;  // probes per wall-clock second, all threads together
   double cpu = 0;   // probes per CPU second of the probing threads (per thread: robust under load)
+  std::vector<ProbeFailure> failures;  // in position order
 };
 
 // Rates of `probe(i)` over all positions, split among `threads` threads (each its own slice).
-Rate rate(std::size_t n, int threads, const std::function<bool(std::size_t)>& probe) {
-  std::atomic<std::uint64_t> failed{0};
+// Every probe counts, failed ones too: they took their time like the others, and leaving them out
+// would credit a library for the probes it got wrong.
+Rate rate(std::size_t n, int threads, const ProbeFn& probe) {
   std::vector<double> cpu(std::size_t(threads), 0.0);
+  std::vector<std::vector<ProbeFailure>> failed(static_cast<std::size_t>(threads));
   const auto t0 = Clock::now();
   std::vector<std::thread> pool;
   for (int t = 0; t < threads; ++t)
     pool.emplace_back([&, t] {
       const double c0 = thread_cpu_seconds();
       for (std::size_t i = std::size_t(t); i < n; i += std::size_t(threads))
-        if (!probe(i)) failed.fetch_add(1, std::memory_order_relaxed);
+        if (auto miss = probe(i)) failed[std::size_t(t)].push_back({i, threads, std::move(*miss)});
       cpu[std::size_t(t)] = thread_cpu_seconds() - c0;
     });
   for (auto& th : pool) th.join();
   const double s = seconds_since(t0);
-  if (failed.load() != 0) {
-    std::fprintf(stderr, "probe_bench: %llu probes failed\n", static_cast<unsigned long long>(failed.load()));
-    std::exit(1);
-  }
   double cpu_total = 0;
   for (double c : cpu) cpu_total += c;
-  return {double(n) / s, double(n) / cpu_total};
+  Rate r{double(n) / s, double(n) / cpu_total, {}};
+  for (auto& f : failed) r.failures.insert(r.failures.end(), f.begin(), f.end());
+  std::sort(r.failures.begin(), r.failures.end(), [](const auto& a, const auto& b) { return a.index < b.index; });
+  return r;
+}
+
+// Prints failures to stderr, the first kShown of each library; finish() counts the rest.
+class FailureLog {
+ public:
+  static constexpr std::uint64_t kShown = 10;
+
+  void report(const std::string& library, const chess::Position& pos, const ProbeFailure& f) {
+    if (++count_[library] <= kShown)
+      std::fprintf(stderr, "probe_bench: %s: %s: %s (%d thread%s)\n", library.c_str(), chess::to_fen(pos).c_str(),
+                   f.miss.error.c_str(), f.threads, f.threads == 1 ? "" : "s");
+  }
+
+  void finish() const {
+    for (const auto& [library, n] : count_)
+      if (n > kShown)
+        std::fprintf(stderr, "probe_bench: %s: %llu more failures not shown (%llu in all)\n", library.c_str(),
+                     static_cast<unsigned long long>(n - kShown), static_cast<unsigned long long>(n));
+  }
+
+ private:
+  std::map<std::string, std::uint64_t> count_;
+};
+
+// A tbkit probe failure is a bug in our reader or tables: name it and stop.
+[[noreturn]] void fail_tbkit(FailureLog& log, const std::vector<chess::Position>& pos,
+                             const std::vector<ProbeFailure>& failures) {
+  for (const ProbeFailure& f : failures) log.report("tbkit", pos[f.index], f);
+  log.finish();
+  std::fprintf(stderr, "probe_bench: tbkit: %zu probes failed\n", failures.size());
+  std::exit(1);
+}
+
+Rate rate_tbkit(std::size_t n, int threads, const ProbeFn& probe, FailureLog& log,
+                const std::vector<chess::Position>& pos) {
+  Rate r = rate(n, threads, probe);
+  if (!r.failures.empty()) fail_tbkit(log, pos, r.failures);
+  return r;
+}
+
+std::string json_string(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    if (static_cast<unsigned char>(c) < 0x20) c = ' ';
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::string describe(const testing::OracleValue& v) {
+  switch (v.wdl) {
+    case testing::OracleWdl::kWin: return "win in " + std::to_string(v.plies) + " plies";
+    case testing::OracleWdl::kLoss: return "loss in " + std::to_string(v.plies) + " plies";
+    case testing::OracleWdl::kDraw: break;
+  }
+  return "draw";
 }
 
 void drop_page_cache(const std::filesystem::path& dir) {
@@ -102,7 +183,7 @@ probe::Tablebase open_tables(const std::filesystem::path& dir, std::size_t cache
 }
 
 std::string json_set(const std::string& name, const std::filesystem::path& dir, const std::vector<chess::Position>& pos,
-                     int runs, const testing::GaviotaOracle* oracle) {
+                     int runs, const testing::GaviotaOracle* oracle, FailureLog& log) {
   const std::size_t n = pos.size();
   constexpr std::size_t kWarmCache = std::size_t{1} << 30;
   std::string out = "\"" + name + "\": {\"positions\": " + std::to_string(n);
@@ -120,15 +201,21 @@ std::string json_set(const std::string& name, const std::filesystem::path& dir, 
     field(key + "_probes_per_s", wall);
     field(key + "_probes_per_cpu_s", cpu);
   };
+  auto probe_one = [&](const probe::Tablebase& tb, std::size_t i) {
+    if (auto r = tb.probe(pos[i]); !r) fail_tbkit(log, pos, {{i, 1, {r.error().message}}});
+  };
   // Warm: one Tablebase, a first pass fills the cache.
   {
     probe::Tablebase tb = open_tables(dir, kWarmCache);
-    auto probe = [&](std::size_t i) { return tb.probe(pos[i]).ok(); };
-    rate(n, 1, probe);
+    const ProbeFn probe = [&](std::size_t i) -> std::optional<Miss> {
+      if (auto r = tb.probe(pos[i]); !r) return Miss{r.error().message};
+      return std::nullopt;
+    };
+    rate_tbkit(n, 1, probe, log, pos);
     std::vector<Rate> one, two;
     for (int r = 0; r < runs; ++r) {
-      one.push_back(rate(n, 1, probe));
-      two.push_back(rate(n, 2, probe));
+      one.push_back(rate_tbkit(n, 1, probe, log, pos));
+      two.push_back(rate_tbkit(n, 2, probe, log, pos));
     }
     rates("tbkit_warm_1t", one);
     rates("tbkit_warm_2t", two);
@@ -140,7 +227,7 @@ std::string json_set(const std::string& name, const std::filesystem::path& dir, 
       tb.clear_cache();
       const auto before = tb.cache_stats().blocks_decoded;
       const auto t0 = Clock::now();
-      if (!tb.probe(pos[i]).ok()) std::exit(1);
+      probe_one(tb, i);
       lat.push_back(seconds_since(t0) * 1e6);
       max_blocks = std::max(max_blocks, tb.cache_stats().blocks_decoded - before);
     }
@@ -159,23 +246,59 @@ std::string json_set(const std::string& name, const std::filesystem::path& dir, 
       drop_page_cache(dir);
       probe::Tablebase tb = open_tables(dir, kWarmCache);
       const auto t0 = Clock::now();
-      if (!tb.probe(pos[0]).ok()) std::exit(1);
+      probe_one(tb, 0);
       first.push_back(seconds_since(t0) * 1e6);
-      v.push_back(rate(n, threads, [&](std::size_t i) { return tb.probe(pos[i]).ok(); }));
+      const ProbeFn probe = [&](std::size_t i) -> std::optional<Miss> {
+        if (auto res = tb.probe(pos[i]); !res) return Miss{res.error().message};
+        return std::nullopt;
+      };
+      v.push_back(rate_tbkit(n, threads, probe, log, pos));
     }
     rates("tbkit_cold_" + std::to_string(threads) + "t", v);
     if (threads == 1) field("first_probe_with_file_open_us_median", first);
   }
   if (oracle != nullptr) {
-    auto probe = [&](std::size_t i) { return oracle->probe(pos[i]).ok(); };
-    rate(n, 1, probe);
+    // The first pass, single-threaded, warms the cache and records each answer: a later probe
+    // that errs or answers otherwise (from 2 threads: libgaviotatb's race) counts as a failure.
+    std::vector<std::optional<testing::OracleValue>> alone(n);
+    rate(n, 1, [&](std::size_t i) -> std::optional<Miss> {
+      if (auto v = oracle->probe_unsynchronized(pos[i])) alone[i] = *v;
+      return std::nullopt;
+    });
+    const ProbeFn probe = [&](std::size_t i) -> std::optional<Miss> {
+      const auto v = oracle->probe_unsynchronized(pos[i]);
+      if (v && alone[i] == *v) return std::nullopt;
+      const std::string single = "; alone: " + (alone[i] ? describe(*alone[i]) : std::string("an error"));
+      if (!v) return Miss{v.error().message + single};
+      return Miss{"answered " + describe(*v) + single, true};
+    };
+    std::vector<std::string> shown;
+    auto tally = [&](const std::string& key, const std::vector<Rate>& v) {
+      std::uint64_t failures = 0, wrong_values = 0;
+      for (const Rate& r : v)
+        for (const ProbeFailure& f : r.failures) {
+          ++failures;
+          wrong_values += f.miss.wrong_value;
+          log.report("gaviota", pos[f.index], f);
+          if (shown.size() < 5)
+            shown.push_back(chess::to_fen(pos[f.index]) + ": " + f.miss.error + " (" + std::to_string(f.threads) +
+                            "t)");
+        }
+      out += ", \"" + key + "_failures\": " + std::to_string(failures) + ", \"" + key +
+             "_wrong_values\": " + std::to_string(wrong_values);
+    };
     std::vector<Rate> one, two;
     for (int r = 0; r < runs; ++r) {
       one.push_back(rate(n, 1, probe));
       two.push_back(rate(n, 2, probe));
     }
     rates("gaviota_warm_1t", one);
+    tally("gaviota_warm_1t", one);
     rates("gaviota_warm_2t", two);
+    tally("gaviota_warm_2t", two);
+    out += ", \"gaviota_failed_probes\": [";
+    for (std::size_t i = 0; i < shown.size(); ++i) out += (i ? ", " : "") + json_string(shown[i]);
+    out += "]";
   }
   return out + "}";
 }
@@ -196,9 +319,10 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "probe_bench: %s\n", oracle.error().message.c_str());
     return 3;
   }
+  FailureLog log;
   std::string out = "{\"runs\": " + std::to_string(runs) + ", \"gaviota_cache_mib\": 256, \"tbkit_warm_cache_mib\": 1024, ";
-  out += json_set("3-4", tables, positions_of(model::all_materials(4), n, 1), runs, &*oracle);
-  out += ", " + json_set("3", tables, positions_of(model::all_materials(3), n, 2), runs, &*oracle);
+  out += json_set("3-4", tables, positions_of(model::all_materials(4), n, 1), runs, &*oracle, log);
+  out += ", " + json_set("3", tables, positions_of(model::all_materials(3), n, 2), runs, &*oracle, log);
   std::error_code ec;
   if (!five.empty() && std::filesystem::is_regular_file(five, ec)) {
     const std::filesystem::path p(five);
@@ -207,10 +331,11 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "probe_bench: %s: not a material file name\n", five.c_str());
       return 2;
     }
-    out += ", " + json_set("5:" + m->name(), p.parent_path(), positions_of({*m}, n, 3), runs, nullptr);
+    out += ", " + json_set("5:" + m->name(), p.parent_path(), positions_of({*m}, n, 3), runs, nullptr, log);
   } else {
     out += ", \"5\": \"skipped: no 5-piece table given or found\"";
   }
+  log.finish();
   std::printf("%s}\n", out.c_str());
   return 0;
 }

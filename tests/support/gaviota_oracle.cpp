@@ -3,6 +3,8 @@
 #include <gtb-probe.h>
 
 #include <atomic>
+#include <cassert>
+#include <mutex>
 #include <string>
 #include <system_error>
 
@@ -30,6 +32,7 @@ unsigned piece_code(chess::PieceType t) {
 struct GaviotaOracle::Paths {
   std::vector<std::string> dirs;
   std::vector<const char*> c_array;  // NULL-terminated, points into dirs
+  std::mutex probe_lock;              // one probe() at a time: libgaviotatb races otherwise (header)
 };
 
 formats::DtmValue OracleValue::dtm() const {
@@ -97,6 +100,12 @@ void GaviotaOracle::close() {
 }
 
 Result<OracleValue> GaviotaOracle::probe(const chess::Position& pos) const {
+  assert(paths_ != nullptr);
+  const std::lock_guard lock(paths_->probe_lock);
+  return probe_unsynchronized(pos);
+}
+
+Result<OracleValue> GaviotaOracle::probe_unsynchronized(const chess::Position& pos) const {
   if (pos.castling_rights() != 0) return make_error(ErrorCode::kIllegal, "Gaviota tables hold no castling rights");
   if (chess::popcount(pos.pieces()) > 5) return make_error(ErrorCode::kUnavailable, "more than 5 men");
   // Piece lists end with tb_NOSQUARE / tb_NOPIECE; the king goes first.

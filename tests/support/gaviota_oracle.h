@@ -41,14 +41,23 @@ class GaviotaOracle {
 
   // Probes the position (no castling rights; an en-passant square is passed on). Errors:
   // kUnavailable (no table for this material, or more than 5 men), kIllegal (castling rights,
-  // or Gaviota calls the position forbidden). Thread-safe (libgaviotatb locks internally).
+  // or Gaviota calls the position forbidden). Thread-safe: calls are serialised, because
+  // libgaviotatb 0.4 is not safe to probe from two threads at once although its readme says so
+  // (egtb_get_id remembers the last table found in an unsynchronised static and reads it twice;
+  // a probe racing one of another material is answered from that material's table: a wrong value
+  // or "forbidden" for a legal position, and the same position probes right on a retry).
   [[nodiscard]] Result<OracleValue> probe(const chess::Position& pos) const;
+
+  // probe() without the serialisation, for measuring libgaviotatb as a multi-threaded caller gets
+  // it (scripts/bench/probe). Concurrent calls (with each other or with probe()) may return wrong
+  // values and errors; a checker must use probe().
+  [[nodiscard]] Result<OracleValue> probe_unsynchronized(const chess::Position& pos) const;
 
  private:
   struct Paths;
   explicit GaviotaOracle(std::unique_ptr<Paths> paths);
   void close();
-  std::unique_ptr<Paths> paths_;  // owns the C path array libgaviotatb keeps pointers into
+  std::unique_ptr<Paths> paths_;  // owns the C path array libgaviotatb keeps pointers into, and the probe lock
 };
 
 }  // namespace tbkit::testing
