@@ -349,7 +349,7 @@ Result<Tablebase> Tablebase::open(const std::vector<std::filesystem::path>& dirs
   auto impl = std::make_unique<Impl>(options.cache_bytes ? *options.cache_bytes : auto_cache_bytes(materials));
   for (const auto& [name, path] : found) {
     auto t = std::make_unique<Table>();
-    t->material = *model::Material::parse(name);
+    t->material = materials[impl->tables.size()];
     t->name = name;
     t->path = path;
     t->id = std::uint32_t(impl->tables.size());
