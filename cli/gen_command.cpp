@@ -17,6 +17,7 @@
 #include "cli/run_progress.h"
 #include "cli/version.h"
 #include "gen/run.h"
+#include "gen/syzygy_output.h"
 
 namespace tbkit::cli {
 namespace {
@@ -30,6 +31,7 @@ struct GenCliOptions {
   bool quiet = false;
   std::string compression = "small";
   std::string sides = "both";
+  bool syzygy = false;
 };
 
 // "512M", "24G", "1048576" -> bytes; 0 on error.
@@ -139,6 +141,23 @@ int run_gen(const GenCliOptions& o) {
   if (!st) return report(st.error());
   if (!o.quiet && run.size() > 1)
     std::fprintf(stderr, "%s, peak %.0f MiB\n", run.totals().c_str(), double(gen::peak_rss_bytes()) / (1 << 20));
+  if (!o.syzygy) return kExitOk;
+  auto syzygy_summary = [&](const gen::SyzygySummary& s) {
+    if (o.quiet) return;
+    if (s.skipped) {
+      std::fprintf(stderr, "%s: Syzygy files present and valid, skipped\n", s.material.name().c_str());
+      return;
+    }
+    std::fprintf(stderr,
+                 "%s: WDL50 win/cursed/draw/blessed/loss %llu/%llu/%llu/%llu/%llu, %.2f s (WDL/DTZ %.2f s), "
+                 ".rtbw %llu bytes, .rtbz %llu bytes\n",
+                 s.material.name().c_str(), static_cast<unsigned long long>(s.wins),
+                 static_cast<unsigned long long>(s.cursed_wins), static_cast<unsigned long long>(s.draws),
+                 static_cast<unsigned long long>(s.blessed_losses), static_cast<unsigned long long>(s.losses), s.seconds,
+                 s.solve_seconds, static_cast<unsigned long long>(s.wdl_bytes),
+                 static_cast<unsigned long long>(s.dtz_bytes));
+  };
+  if (Status sz = gen::generate_syzygy_tables(wanted, opts, arena, syzygy_summary); !sz) return report(sz.error());
   return kExitOk;
 }
 
@@ -162,6 +181,9 @@ void add_gen_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--sides", opts->sides,
                   "both (default: both sides to move stored; a cold probe decodes one block) or one (store one side, "
                   "capture-resolved: ~2.9x smaller files; a probe of the other side searches one ply)");
+  cmd->add_flag("--syzygy", opts->syzygy,
+                "Also write WDL50 and DTZ50 tables in Syzygy's format (MATERIAL.rtbw, MATERIAL.rtbz: the 50-move "
+                "rule's values, read by Stockfish and other engines), from the DTM tables after they are made");
   cmd->footer(
       "Tables the named ones convert into (captures, promotions) are generated first; tables already\n"
       "present and valid are skipped, so an interrupted run can simply be restarted. Files are named\n"

@@ -168,7 +168,7 @@ void add_play_command(CLI::App& app, int& exit_code) {
   auto o = std::make_shared<PlayOptions>();
   auto* cmd = app.add_subcommand("play", "Play a game against the player in the terminal");
   cmd->add_option("--book", o->book, "Opening book (.tbb or Polyglot .bin)");
-  cmd->add_option("--tables", o->tables, "Directories of *.dtm tables, joined by ':'");
+  cmd->add_option("--tables", o->tables, "Directories of DTM tables (*.dtm) and/or Syzygy files (*.rtbw, *.rtbz), joined by ':'");
   cmd->add_option("--color", o->colour, "Your colour: white or black (default white)")->check(CLI::IsMember({"white", "black"}));
   cmd->add_option("--time", o->seconds, "Seconds per engine move (default 1)")->check(CLI::Range(0.001, 3600.0));
   cmd->add_option("--pgn", o->pgn, "Where to save the game (default tbkit-game.pgn)");

@@ -14,6 +14,7 @@
 #include "chess/notation.h"
 #include "cli/common.h"
 #include "cli/json.h"
+#include "probe/syzygy_tablebase.h"
 #include "probe/tablebase.h"
 
 namespace tbkit::cli {
@@ -26,6 +27,7 @@ struct ProbeOptions {
   std::vector<std::string> dirs;
   bool json = false;
   bool line = false;
+  std::string follow = "dtm";  // the line's metric: dtm (fastest mate) or dtz (50-move safe)
   std::optional<std::size_t> cache_mib;  // unset: sized from the tables found (TablebaseOptions)
 };
 
@@ -48,6 +50,39 @@ std::string move_words(DtmValue v) {
   return "draw";
 }
 
+// "win, DTZ 7", "cursed win, DTZ 123", "draw".
+std::string dtz_words(probe::Wdl50 w, int dtz) {
+  if (w == probe::Wdl50::kDraw) return "draw";
+  return std::string(probe::to_string(w)) + ", DTZ " + std::to_string(std::abs(dtz));
+}
+
+// The 50-move verdict beside the DTM one: "under the 50-move rule a win too: DTZ 7",
+// "under the 50-move rule a draw: cursed win, DTZ 123".
+std::string fifty_words(const probe::Dtz50& v) {
+  switch (v.wdl) {
+    case probe::Wdl50::kWin: return "a win: DTZ " + std::to_string(v.dtz);
+    case probe::Wdl50::kLoss: return "a loss: DTZ " + std::to_string(v.dtz);
+    case probe::Wdl50::kDraw: return "a draw";
+    default: return "a draw: " + dtz_words(v.wdl, v.dtz);
+  }
+}
+
+struct Fifty {
+  probe::Dtz50 value;
+  std::vector<probe::Dtz50Move> moves;
+};
+
+// The position's WDL50/DTZ50 and its moves' from the Syzygy files; nullopt when none covers it.
+// Errors: a damaged file's, or a missing one a move reaches.
+Result<std::optional<Fifty>> fifty_move_values(const probe::SyzygyTablebase& sz, const chess::Position& pos) {
+  if (sz.max_men() == 0 || !sz.has_dtz(pos)) return std::optional<Fifty>();
+  auto v = sz.probe_dtz(pos);
+  if (!v) return v.error();
+  auto moves = sz.rank_moves(pos);
+  if (!moves) return moves.error();
+  return std::optional<Fifty>(Fifty{*v, std::move(*moves)});
+}
+
 struct LineResult {
   std::vector<std::string> san;
   std::vector<std::string> uci;
@@ -57,15 +92,29 @@ struct LineResult {
 
 // Plays the best move for both sides until the game ends, and checks the line ends in checkmate
 // after exactly the announced number of plies.
-Result<LineResult> mating_line(const probe::Tablebase& tb, const chess::Position& root, DtmValue value) {
+// With `sz` the line follows DTZ50 (the fastest zeroing move that keeps the 50-move win) and is
+// checked to reach checkmate with no 100 plies in a row without a capture or pawn move.
+Result<LineResult> mating_line(const probe::Tablebase& tb, const probe::SyzygyTablebase* sz, const chess::Position& root,
+                               DtmValue value) {
   LineResult out;
   chess::Position pos = root;
   const int limit = DtmValue::kMaxLossPlies + 2;
+  int quiet = 0, longest_quiet = 0;
   while (int(out.san.size()) <= limit) {
-    auto ranked = tb.rank_moves(pos);
-    if (!ranked) return ranked.error();
-    if (ranked->empty()) break;
-    const chess::Move m = ranked->front().move;
+    chess::Move m;
+    if (sz) {
+      auto ranked = sz->rank_moves(pos);
+      if (!ranked) return ranked.error();
+      if (ranked->empty()) break;
+      m = ranked->front().move;
+      quiet = ranked->front().zeroing ? 0 : quiet + 1;
+      longest_quiet = std::max(longest_quiet, quiet);
+    } else {
+      auto ranked = tb.rank_moves(pos);
+      if (!ranked) return ranked.error();
+      if (ranked->empty()) break;
+      m = ranked->front().move;
+    }
     out.san.push_back(chess::to_san(pos, m));
     out.uci.push_back(chess::to_uci(m));
     pos.do_move(m);
@@ -73,7 +122,12 @@ Result<LineResult> mating_line(const probe::Tablebase& tb, const chess::Position
   const int plies = int(out.san.size());
   if (pos.status() != chess::GameStatus::kCheckmate) {
     out.problem = "the line ends after " + std::to_string(plies) + " plies without checkmate";
-  } else if (plies != value.plies()) {
+  } else if (sz && longest_quiet > 100) {
+    out.problem = std::to_string(longest_quiet) + " plies in a row without a capture or pawn move";
+  } else if (sz && plies < value.plies()) {
+    out.problem = "checkmate after " + std::to_string(plies) + " plies, faster than the " + std::to_string(value.plies()) +
+                  " DTM announced";
+  } else if (!sz && plies != value.plies()) {
     out.problem = "checkmate after " + std::to_string(plies) + " plies, " + std::to_string(value.plies()) + " announced";
   } else {
     out.ok = true;
@@ -102,7 +156,8 @@ std::string json_error(const std::string& input, const Error& e) {
 }
 
 // Probes one position and prints it. `batch`: one line of text per position. Returns the exit code.
-int probe_one(const probe::Tablebase& tb, const std::string& input, const ProbeOptions& o, bool batch) {
+int probe_one(const probe::Tablebase& tb, const probe::SyzygyTablebase& sz, const std::string& input, const ProbeOptions& o,
+              bool batch) {
   auto pos = position_from_words({input});
   Result<DtmValue> value = pos ? tb.probe(*pos) : Result<DtmValue>(pos.error());
   Result<std::vector<probe::RankedMove>> ranked = value ? tb.rank_moves(*pos) : Result<std::vector<probe::RankedMove>>(value.error());
@@ -112,25 +167,50 @@ int probe_one(const probe::Tablebase& tb, const std::string& input, const ProbeO
     return report(ranked.error());
   }
   const chess::Position& p = *pos;
+  auto fifty_or = fifty_move_values(sz, p);
+  if (!fifty_or) {
+    if (o.json) std::cout << json_error(input, fifty_or.error()) << '\n';
+    else if (batch) std::cout << input << ": error: " << fifty_or.error().message << '\n';
+    return report(fifty_or.error());
+  }
+  const std::optional<Fifty>& fifty = *fifty_or;
+  // A move's 50-move values, when the Syzygy files cover the position.
+  auto fifty_of = [&](chess::Move m) -> const probe::Dtz50Move* {
+    if (!fifty) return nullptr;
+    for (const auto& f : fifty->moves)
+      if (f.move == m) return &f;
+    return nullptr;
+  };
+  const bool by_dtz = o.follow == "dtz";
+  if (o.line && by_dtz && !fifty)
+    return report(make_error(ErrorCode::kUnavailable, "--follow dtz: no Syzygy WDL/DTZ files (MATERIAL.rtbw, .rtbz) for this position"));
   std::optional<LineResult> line;
   if (o.line && !value->is_draw()) {
-    auto l = mating_line(tb, p, *value);
+    auto l = mating_line(tb, by_dtz ? &sz : nullptr, p, *value);
     if (!l) return report(l.error());
     line = std::move(*l);
   }
   const std::string fen = chess::to_fen(p);
-  const std::string words = verdict(p, *value);
+  std::string words = verdict(p, *value);
+  if (fifty) words += "; under the 50-move rule " + fifty_words(fifty->value);
   if (o.json) {
     std::ostringstream out;
     out << "{\"fen\": " << json_string(fen) << ", \"side_to_move\": \""
         << (p.side_to_move() == chess::Color::kWhite ? "white" : "black") << "\", \"result\": \"" << result_word(*value)
         << "\", \"dtm_plies\": " << value->plies() << ", \"mate_in_moves\": " << value->moves()
-        << ", \"verdict\": " << json_string(words) << ", \"moves\": [";
+        << ", \"verdict\": " << json_string(words);
+    if (fifty)
+      out << ", \"wdl50\": \"" << probe::to_string(fifty->value.wdl) << "\", \"dtz50\": " << fifty->value.dtz;
+    else
+      out << ", \"wdl50\": null, \"dtz50\": null";
+    out << ", \"moves\": [";
     for (std::size_t i = 0; i < ranked->size(); ++i) {
       const auto& r = (*ranked)[i];
       out << (i ? ", " : "") << "{\"san\": " << json_string(chess::to_san(p, r.move)) << ", \"uci\": \""
-          << chess::to_uci(r.move) << "\", \"result\": \"" << result_word(r.value) << "\", \"dtm_plies\": " << r.value.plies()
-          << "}";
+          << chess::to_uci(r.move) << "\", \"result\": \"" << result_word(r.value) << "\", \"dtm_plies\": " << r.value.plies();
+      if (const auto* f = fifty_of(r.move))
+        out << ", \"wdl50\": \"" << probe::to_string(f->wdl) << "\", \"dtz50\": " << f->dtz;
+      out << "}";
     }
     out << "]";
     if (o.line) {
@@ -166,7 +246,12 @@ int probe_one(const probe::Tablebase& tb, const std::string& input, const ProbeO
     for (const auto& r : *ranked) {
       const std::string san = chess::to_san(p, r.move);
       out << "  " << san << std::string(san.size() < 8 ? 8 - san.size() : 1, ' ') << chess::to_uci(r.move)
-          << std::string(7 - std::min<std::size_t>(chess::to_uci(r.move).size(), 6), ' ') << move_words(r.value) << '\n';
+          << std::string(7 - std::min<std::size_t>(chess::to_uci(r.move).size(), 6), ' ') << move_words(r.value);
+      if (const auto* f = fifty_of(r.move)) {
+        const std::string dtm = move_words(r.value);
+        out << std::string(dtm.size() < 30 ? 30 - dtm.size() : 1, ' ') << dtz_words(f->wdl, f->dtz);
+      }
+      out << '\n';
     }
     if (o.line) {
       if (!line) out << "Line:    none (draw)\n";
@@ -202,11 +287,13 @@ int run_probe(const ProbeOptions& o) {
     }
   }();
   if (!tb) return report(tb.error());
+  auto sz = probe::SyzygyTablebase::open(dirs);
+  if (!sz) return report(sz.error());
   std::string input;
   for (const auto& w : o.fen) input += (input.empty() ? "" : " ") + w;
   if (input != "-") {
     if (input.empty()) return report(make_error(ErrorCode::kInvalidArgument, "probe: a FEN, or '-' to read FENs from stdin, is required"));
-    return probe_one(*tb, input, o, false);
+    return probe_one(*tb, *sz, input, o, false);
   }
   // Batch: every line is probed; the exit code is the first failure's (0 if none).
   int status = kExitOk;
@@ -214,7 +301,7 @@ int run_probe(const ProbeOptions& o) {
   while (std::getline(std::cin, text)) {
     if (!text.empty() && text.back() == '\r') text.pop_back();
     if (text.find_first_not_of(" \t") == std::string::npos) continue;
-    const int code = probe_one(*tb, text, o, true);
+    const int code = probe_one(*tb, *sz, text, o, true);
     if (status == kExitOk) status = code;
   }
   return status;
@@ -226,9 +313,15 @@ void add_probe_command(CLI::App& app, int& exit_code) {
   auto opts = std::make_shared<ProbeOptions>();
   auto* cmd = app.add_subcommand("probe", "Look a position up in the tables: verdict, every move's value, mating line");
   cmd->add_option("fen", opts->fen, "FEN (quoted or as separate words), or '-' to read one FEN per line from stdin")->required();
-  cmd->add_option("-d,--dir", opts->dirs, "Directory holding MATERIAL.dtm tables (repeatable; default: current)");
+  cmd->add_option("-d,--dir", opts->dirs,
+                  "Directory holding MATERIAL.dtm tables, and MATERIAL.rtbw/.rtbz Syzygy files for the 50-move rule's "
+                  "values (repeatable; default: current)");
   cmd->add_flag("--json", opts->json, "Print one JSON object per position (schema in docs/probe.md)");
   cmd->add_flag("--line", opts->line, "Print the mating line under best play and check it ends in mate as announced");
+  cmd->add_option("--follow", opts->follow,
+                  "The line's metric: dtm (default: the fastest mate) or dtz (Syzygy's DTZ50: a line that wins under the "
+                  "50-move rule, checked to have no 100 plies without a capture or pawn move)")
+      ->check(CLI::IsMember({"dtm", "dtz"}));
   cmd->add_option("--cache", opts->cache_mib, "Block cache size in MiB, 0 to 1048576 (default: the decoded size of the tables found, at most 1024 MiB and an eighth of memory; 0: no cache)")->check(CLI::Range(0, 1 << 20));
   cmd->footer(
       "Examples:\n"

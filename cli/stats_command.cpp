@@ -13,6 +13,7 @@
 #include "formats/table_file.h"
 #include "gen/run.h"
 #include "gen/stats.h"
+#include "gen/syzygy_output.h"
 
 namespace tbkit::cli {
 namespace {
@@ -76,6 +77,15 @@ int run_stats(const StatsOptions& o) {
     return fail(st.error());
   progress.phase("counting");
   const gen::TableStats s = gen::compute_stats(*tables.find(material));
+  // With the material's Syzygy WDL file beside it, the 50-move rule's counts too (computed from
+  // the DTM files of the table and of those it converts into).
+  std::optional<std::array<gen::SideStats50, 2>> s50;
+  if (std::filesystem::exists(gen::syzygy_path(path.parent_path(), material, gen::kWdlExtension), ec)) {
+    progress.phase("WDL50/DTZ50");
+    auto dtz = gen::dtz_table_from_dtm_files(path.parent_path(), material, arena);
+    if (!dtz) return fail(dtz.error());
+    s50 = gen::compute_stats50(**dtz);
+  }
   progress.finished();
   const char* names[2] = {"white", "black"};
   if (o.json) {
@@ -85,6 +95,13 @@ int run_stats(const StatsOptions& o) {
       std::cout << ", \"" << names[side] << "_to_move\": {\"legal\": " << x.legal << ", \"win\": " << x.win
                 << ", \"draw\": " << x.draw << ", \"loss\": " << x.loss << ", \"longest_win_plies\": " << x.longest_win_plies
                 << ", \"longest_win_fen\": " << json_string(x.longest_win_fen) << "}";
+    }
+    for (int side = 0; side < 2 && s50; ++side) {
+      const auto& x = (*s50)[side];
+      std::cout << ", \"" << names[side] << "_to_move_50\": {\"win\": " << x.win << ", \"cursed_win\": " << x.cursed_win
+                << ", \"draw\": " << x.draw << ", \"blessed_loss\": " << x.blessed_loss << ", \"loss\": " << x.loss
+                << ", \"longest_dtz_plies\": " << x.longest_dtz << ", \"longest_dtz_fen\": " << json_string(x.longest_dtz_fen)
+                << "}";
     }
     std::cout << ", \"stored_positions\": " << s.stored << ", \"index_slots\": " << s.slots << "}\n";
     return kExitOk;
@@ -99,6 +116,15 @@ int run_stats(const StatsOptions& o) {
     if (x.longest_win_plies > 0) std::printf("; longest win %d plies: %s", x.longest_win_plies, x.longest_win_fen.c_str());
     std::printf("\n");
   }
+  for (int side = 0; side < 2 && s50; ++side) {
+    const auto& x = (*s50)[side];
+    std::printf("%s to move, 50-move rule: %llu win, %llu cursed win, %llu draw, %llu blessed loss, %llu loss",
+                side ? "Black" : "White", static_cast<unsigned long long>(x.win),
+                static_cast<unsigned long long>(x.cursed_win), static_cast<unsigned long long>(x.draw),
+                static_cast<unsigned long long>(x.blessed_loss), static_cast<unsigned long long>(x.loss));
+    if (x.longest_dtz > 0) std::printf("; longest DTZ50 %d plies: %s", x.longest_dtz, x.longest_dtz_fen.c_str());
+    std::printf("\n");
+  }
   return kExitOk;
 }
 
@@ -108,7 +134,9 @@ void add_stats_command(CLI::App& app, int& exit_code) {
   auto opts = std::make_shared<StatsOptions>();
   auto* cmd = app.add_subcommand("stats", "Count wins, draws and losses of a table, and find its longest win");
   cmd->add_option("table", opts->target, "A table file, or a material looked up in --dir")->required();
-  cmd->add_option("-d,--dir", opts->dir, "Directory holding MATERIAL.dtm (default: current)");
+  cmd->add_option("-d,--dir", opts->dir,
+                  "Directory holding MATERIAL.dtm (default: current); with MATERIAL.rtbw beside it (tbkit gen --syzygy) "
+                  "the 50-move rule's WDL50 counts and longest DTZ50 are added, computed from the DTM files");
   cmd->add_flag("--json", opts->json, "Print one JSON object");
   cmd->add_flag("-q,--quiet", opts->quiet, "No progress line (drawn on stderr only when it is a terminal)");
   cmd->footer(

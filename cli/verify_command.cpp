@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <memory>
 #include <optional>
+#include <set>
 #include <thread>
 
 #include "chess/fen.h"
@@ -16,7 +17,11 @@
 #include "gen/run.h"
 #include "model/index_scheme.h"
 #include "model/material.h"
+#include "player/openings.h"
+#include "player/root_rule.h"
+#include "player/table_oracle.h"
 #include "player/table_play.h"
+#include "probe/syzygy_tablebase.h"
 #include "probe/tablebase.h"
 #include <random>
 
@@ -28,7 +33,10 @@ struct VerifyOptions {
   int threads = 0;
   int play = 0;                // --play N: play N random won positions out by the tables
   int sample = 0;              // --sample N: print N random positions
-  std::string want = "won";    // --want won|drawn
+  std::string want = "won";    // --want won|drawn|won50
+  std::string rule = "auto";   // --rule auto|fifty|dtm for --play and --play-from
+  std::string play_from;       // --play-from FILE: play these start positions
+  int clock = 0;               // --clock N: halfmove clock of sampled positions
   std::string material;        // --material for --sample (default: every table in turn for --play)
   std::string dir;             // -d DIR
   std::uint64_t seed = 1;
@@ -116,20 +124,47 @@ bool verify_file(const std::filesystem::path& path, tbb::task_arena& arena, gen:
   return true;
 }
 
-Result<probe::Tablebase> open_tables(const VerifyOptions& o) {
+std::vector<std::filesystem::path> table_dirs(const VerifyOptions& o) {
   std::vector<std::filesystem::path> dirs;
   if (!o.dir.empty()) dirs.emplace_back(o.dir);
   for (const auto& p : o.paths) dirs.emplace_back(p);
   if (dirs.empty()) dirs.emplace_back(".");
-  auto tb = probe::Tablebase::open(dirs);
+  return dirs;
+}
+
+Result<probe::Tablebase> open_tables(const VerifyOptions& o) {
+  auto tb = probe::Tablebase::open(table_dirs(o));
   if (!tb) return tb.error();
   if (tb->max_men() == 0) return make_error(ErrorCode::kUnavailable, "verify: no *.dtm table files found");
   return tb;
 }
 
+Result<probe::SyzygyTablebase> open_syzygy(const VerifyOptions& o) {
+  auto tb = probe::SyzygyTablebase::open(table_dirs(o));
+  if (!tb) return tb.error();
+  if (tb->max_men() == 0) return make_error(ErrorCode::kUnavailable, "verify: no *.rtbw Syzygy files found");
+  return tb;
+}
+
+int to_move_of(const VerifyOptions& o) { return o.to_move == "white" ? 0 : o.to_move == "black" ? 1 : -1; }
+
+// --sample --want won50: positions the side to move wins under the 50-move rule at --clock, as
+// full FENs (the clock matters) with the DTZ50.
+int run_sample_50(const VerifyOptions& o) {
+  auto tb = open_syzygy(o);
+  if (!tb) return report(tb.error());
+  std::mt19937_64 rng(o.seed);
+  auto positions = player::sample_wins_50(*tb, o.material, o.sample, rng, to_move_of(o), o.clock);
+  if (!positions) return report(positions.error());
+  for (const auto& p : *positions)
+    std::printf("%s ; %s win50 dtz %d\n", chess::to_fen(p.pos).c_str(), o.material.c_str(), p.value.dtz);
+  return kExitOk;
+}
+
 // --sample: random positions of one material with a wanted outcome, as EPD with the value.
 int run_sample(const VerifyOptions& o) {
   if (o.material.empty()) return report(make_error(ErrorCode::kInvalidArgument, "verify --sample needs --material"));
+  if (o.want == "won50") return run_sample_50(o);
   auto tb = open_tables(o);
   if (!tb) return report(tb.error());
   // A material without a table is said so, not "found only 0 of N wanted positions".
@@ -192,9 +227,196 @@ int run_play(const VerifyOptions& o) {
   return failed ? kExitFailed : kExitOk;
 }
 
+// One game of --play under the root rule: its material and start.
+struct RuleStart {
+  std::string material;
+  chess::Position start;
+};
+
+// Plays every start under `rule` (and, under the 50-move rule with DTM tables at hand, again with
+// the DTM-only rule for comparison); prints a line for every game that did not end in the
+// starting side's mate, and the summary. Returns the exit code.
+int play_rule_games(const std::vector<RuleStart>& starts, const player::RootTableOracle& tables,
+                    const player::RootTableOracle* dtm_only, player::TableRule rule, std::size_t table_count) {
+  int passed = 0, failed = 0, mates = 0, fifty = 0, other = 0, dtm_fifty = 0, dtm_games = 0;
+  long long total_plies = 0;
+  int longest = 0;
+  const char* rule_name = rule == player::TableRule::kFiftyMove ? "50-move rule" : "DTM-only rule";
+  for (const auto& g : starts) {
+    const std::string start_fen = chess::to_fen(g.start);
+    auto r = player::play_by_rule(tables, g.start, rule);
+    if (!r) return report(r.error());
+    // The side to move at the start must be the one that mates: an odd number of plies.
+    const bool won = r->end == chess::GameStatus::kCheckmate && r->plies % 2 == 1;
+    total_plies += r->plies;
+    longest = std::max(longest, r->plies);
+    if (won) {
+      ++mates;
+      ++passed;
+    } else {
+      ++failed;
+      std::string how = r->end == chess::GameStatus::kFiftyMoves ? "50-move draw"
+                        : r->end != chess::GameStatus::kOngoing ? chess::to_string(r->end)
+                        : r->table_draw                         ? "a table draw reached"
+                                                                : "no mate within the ply limit";
+      if (r->end == chess::GameStatus::kFiftyMoves) ++fifty;
+      else ++other;
+      std::printf("FAIL %s %s: %s after %d plies in %s\n", g.material.c_str(), start_fen.c_str(), how.c_str(), r->plies,
+                  r->end_fen.c_str());
+    }
+    if (dtm_only) {
+      auto d = player::play_by_rule(*dtm_only, g.start, player::TableRule::kDtmOnly);
+      if (!d) continue;  // a material without DTM tables: no comparison for it
+      ++dtm_games;
+      if (d->end == chess::GameStatus::kFiftyMoves) {
+        ++dtm_fifty;
+        std::printf("DTM-only play draws %s %s: 50-move draw after %d plies in %s\n", g.material.c_str(),
+                    start_fen.c_str(), d->plies, d->end_fen.c_str());
+      }
+    }
+    std::fflush(stdout);
+  }
+  std::printf("play (%s): %d games over %zu tables, %d mates, %d 50-move draws, %d other endings; %lld plies, longest %d\n",
+              rule_name, passed + failed, table_count, mates, fifty, other, total_plies, longest);
+  if (dtm_only)
+    std::printf("DTM-only play (both sides by DTM, clock kept) would have drawn %d of %d games by the 50-move rule\n",
+                dtm_fifty, dtm_games);
+  std::printf("%d passed, %d failed\n", passed, failed);
+  return failed ? kExitFailed : kExitOk;
+}
+
+std::string joined_dirs(const VerifyOptions& o) {
+  std::string out;
+  for (const auto& d : table_dirs(o)) out += (out.empty() ? "" : ":") + d.string();
+  return out;
+}
+
+// The oracles for --play under a rule: the one that plays, and the DTM-only one for comparison
+// (null when there are no DTM tables, or the games are DTM-only already).
+struct RuleOracles {
+  std::shared_ptr<const player::RootTableOracle> play, dtm_only;
+};
+
+Result<RuleOracles> open_rule_oracles(const VerifyOptions& o, player::TableRule rule) {
+  RuleOracles out;
+  const std::string dirs = joined_dirs(o);
+  auto play = player::open_table_oracle(dirs, {true, rule == player::TableRule::kFiftyMove});
+  if (!play) return play.error();
+  out.play = *play;
+  if (rule == player::TableRule::kFiftyMove) {
+    auto dtm = player::open_table_oracle(dirs, {true, false});
+    if (dtm) out.dtm_only = *dtm;
+  }
+  return out;
+}
+
+// --play under a rule: N sampled starts, spread over the materials, wins under the 50-move rule at
+// --clock (with --rule dtm: DTM wins, given the same clock).
+int run_play_rule(const VerifyOptions& o, player::TableRule rule) {
+  const bool fifty = rule == player::TableRule::kFiftyMove;
+  std::optional<probe::SyzygyTablebase> syz;
+  std::optional<probe::Tablebase> dtm;
+  std::vector<std::string> materials;
+  if (fifty) {
+    auto tb = open_syzygy(o);
+    if (!tb) return report(tb.error());
+    materials = tb->materials();
+    syz.emplace(std::move(*tb));
+  } else {
+    auto tb = open_tables(o);
+    if (!tb) return report(tb.error());
+    materials = tb->materials();
+    dtm.emplace(std::move(*tb));
+  }
+  if (!o.material.empty()) materials = {o.material};
+  auto sample = [&](const std::string& m, std::mt19937_64& rng) -> Result<chess::Position> {
+    if (fifty) {
+      auto s = player::sample_wins_50(*syz, m, 1, rng, to_move_of(o), o.clock);
+      if (!s) return s.error();
+      return s->front().pos;
+    }
+    auto s = player::sample_positions(*dtm, m, player::WantedOutcome::kWon, 1, rng, to_move_of(o));
+    if (!s) return s.error();
+    auto setup = s->front().pos.setup();
+    setup.halfmove = o.clock;
+    return chess::Position::from_setup(setup);
+  };
+  std::vector<std::string> winnable;
+  for (const auto& m : materials) {
+    std::mt19937_64 probe_rng(o.seed);
+    auto s = sample(m, probe_rng);
+    if (s) winnable.push_back(m);
+    else if (s.error().code != ErrorCode::kUnavailable) return report(s.error());
+  }
+  if (winnable.empty())
+    return report(make_error(ErrorCode::kUnavailable, std::string("verify --play: no table has positions won") +
+                                                          (fifty ? " under the 50-move rule" : "")));
+  auto oracles = open_rule_oracles(o, rule);
+  if (!oracles) return report(oracles.error());
+  std::mt19937_64 rng(o.seed);
+  std::vector<RuleStart> starts;
+  for (std::size_t next = 0; int(starts.size()) < o.play;) {
+    if (winnable.empty())
+      return report(make_error(ErrorCode::kUnavailable, "verify --play: too few won positions found"));
+    next %= winnable.size();
+    auto s = sample(winnable[next], rng);
+    if (!s) {
+      // Wins so rare that the sampler's tries found none this time: leave the table out.
+      if (s.error().code != ErrorCode::kUnavailable) return report(s.error());
+      winnable.erase(winnable.begin() + std::ptrdiff_t(next));
+      continue;
+    }
+    starts.push_back({winnable[next], std::move(*s)});
+    ++next;
+  }
+  std::set<std::string> used;
+  for (const auto& st : starts) used.insert(st.material);
+  return play_rule_games(starts, *oracles->play, oracles->dtm_only.get(), rule, used.size());
+}
+
+// --play-from FILE: every position of the file played out under the rule.
+int run_play_from(const VerifyOptions& o, player::TableRule rule) {
+  auto openings = player::read_openings(o.play_from);
+  if (!openings) return report(openings.error());
+  if (openings->empty()) return report(make_error(ErrorCode::kInvalidArgument, o.play_from + ": no positions"));
+  auto oracles = open_rule_oracles(o, rule);
+  if (!oracles) return report(oracles.error());
+  std::vector<RuleStart> starts;
+  std::set<std::string> materials;
+  for (auto& op : *openings) {
+    model::Material m;
+    for (int c = 0; c < 2; ++c)
+      for (int t = 0; t < 5; ++t)
+        m.set_count(chess::Color(c), chess::PieceType(t), chess::popcount(op.start.pieces(chess::Color(c), chess::PieceType(t))));
+    const std::string name = m.normalized().name();
+    materials.insert(name);
+    starts.push_back({name, std::move(op.start)});
+  }
+  return play_rule_games(starts, *oracles->play, oracles->dtm_only.get(), rule, materials.size());
+}
+
+// Which rule --play uses: --rule fifty and dtm as said; exact none (the DTM exact-on-time check);
+// auto the 50-move rule when Syzygy files are found in the table directories, else none.
+std::optional<player::TableRule> play_rule(const VerifyOptions& o) {
+  if (o.rule == "fifty") return player::TableRule::kFiftyMove;
+  if (o.rule == "dtm") return player::TableRule::kDtmOnly;
+  if (o.rule == "exact") return std::nullopt;
+  auto syz = probe::SyzygyTablebase::open(table_dirs(o));
+  if (syz && syz->max_men() > 0) return player::TableRule::kFiftyMove;
+  return std::nullopt;
+}
+
 int run_verify(const VerifyOptions& o) {
   if (o.sample > 0) return run_sample(o);
-  if (o.play > 0) return run_play(o);
+  if (!o.play_from.empty()) {
+    if (o.rule == "exact")
+      return report(make_error(ErrorCode::kInvalidArgument, "verify --play-from: --rule exact is for --play only"));
+    return run_play_from(o, play_rule(o).value_or(player::TableRule::kDtmOnly));
+  }
+  if (o.play > 0) {
+    if (const auto rule = play_rule(o)) return run_play_rule(o, *rule);
+    return run_play(o);
+  }
   auto files = collect_files(o.paths);
   if (!files) return report(files.error());
   if (files->empty()) return report(make_error(ErrorCode::kUnavailable, "verify: no *.dtm table files found"));
@@ -234,11 +456,24 @@ void add_verify_command(CLI::App& app, int& exit_code) {
   auto* cmd = app.add_subcommand("verify", "Check table files: checksums, then every position against its successors");
   cmd->add_option("paths", opts->paths, "Table files or directories of *.dtm files (default: current directory)");
   cmd->add_option("-t,--threads", opts->threads, "Worker threads (default: all cores)")->check(CLI::Range(1, 1024));
-  cmd->add_option("--play", opts->play, "Instead: play N random won positions out by the tables (winner fastest, loser longest)")
+  cmd->add_option("--play", opts->play,
+                  "Instead: play N random won positions out by the tables (winner fastest, loser longest; with\n"
+                  "Syzygy files, wins under the 50-move rule, which must end in mate with no 50-move draw)")
       ->check(at_least(1));
   cmd->add_option("--sample", opts->sample, "Instead: print N random positions of --material with outcome --want (EPD)")
       ->check(at_least(1));
-  cmd->add_option("--want", opts->want, "For --sample: won (side to move wins) or drawn")->check(CLI::IsMember({"won", "drawn"}));
+  cmd->add_option("--want", opts->want,
+                  "For --sample: won (side to move wins), drawn, or won50 (wins under the 50-move rule at --clock; Syzygy files)")
+      ->check(CLI::IsMember({"won", "drawn", "won50"}));
+  cmd->add_option("--rule", opts->rule,
+                  "For --play and --play-from: fifty (both sides by the player's 50-move root rule, Syzygy files\n"
+                  "and DTM), dtm (both by DTM alone, clock kept), exact (--play only: DTM, each game must mate in\n"
+                  "exactly the announced plies, clock ignored), auto (default: fifty when Syzygy files are found,\n"
+                  "else exact)")
+      ->check(CLI::IsMember({"auto", "fifty", "dtm", "exact"}));
+  cmd->add_option("--play-from", opts->play_from, "Instead: play out every position of this EPD/FEN file under --rule");
+  cmd->add_option("--clock", opts->clock, "Halfmove clock of the positions --play and --sample --want won50 draw (default 0)")
+      ->check(CLI::Range(0, 99));
   cmd->add_option("--to-move", opts->to_move, "For --sample: side to move, white, black or any (default)")
       ->check(CLI::IsMember({"white", "black", "any"}));
   cmd->add_option("--material", opts->material, "For --sample (required) and --play (default: every table)");
@@ -256,8 +491,12 @@ void add_verify_command(CLI::App& app, int& exit_code) {
       "  tbkit verify tables\n"
       "  tbkit verify tables/KQvKR.dtm tables/KBNvK.dtm\n"
       "  tbkit verify --play 1000 -d tables     # each game must mate in exactly the announced plies\n"
+      "  tbkit verify --play 200 --clock 60 -d syzygy-and-dtm  # mates under the 50-move rule, clock 60 at the start\n"
+      "  tbkit verify --play-from won.epd -d tables  # the same from given positions\n"
       "  tbkit verify --sample 50 --want won --material KQvKR -d tables\n"
-      "Exit codes: 0 all passed, 1 a table failed, 2 bad option (--sample without --material, a bad\n"
+      "With --rule fifty (the default when *.rtbw/*.rtbz files are found), each game is also replayed by\n"
+      "DTM alone with the clock kept, and the games that play would have drawn are listed and counted.\n"
+      "Exit codes: 0 all passed, 1 a table or game failed, 2 bad option (--sample without --material, a bad\n"
       "material), 3 a path cannot be read, 4 a table file is corrupt (--play, --sample), 5 no table\n"
       "files found (for --sample: none for the material, or too few wanted positions).");
   cmd->callback([opts, &exit_code] { exit_code = run_verify(*opts); });

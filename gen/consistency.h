@@ -8,6 +8,7 @@
 #include <tbb/task_arena.h>
 
 #include "gen/table_set.h"
+#include "gen/wdl_dtz.h"
 
 namespace tbkit::gen {
 
@@ -29,6 +30,18 @@ struct ConsistencyReport {
 // of both sides.
 [[nodiscard]] ConsistencyReport check_consistency(const SolvedTable& table, const TableSet& tables, tbb::task_arena& arena,
                                                   const SlotProgressFn& progress = {});
+
+// The DTZ50 `b` must have given its successors (docs/wdl50.md): a win takes its fastest way to a
+// zeroing move into a loss or to mate, a loss its slowest; 0 when no move wins and not every move
+// loses. `table` is b's table with b as its index orients it; `subtables` its conversions.
+[[nodiscard]] int dtz_from_successors(const DtzTable& table, const DtzSet& subtables, const Board& b);
+
+// Checks every legal position of a WDL50/DTZ50 table against its successors, and its verdict
+// against the DTM table of the same material (`dtm`): a WDL50 win or cursed win exactly where DTM
+// wins, a loss or blessed loss exactly where DTM loses. In parallel in `arena`; the report does
+// not depend on the arena's size.
+[[nodiscard]] ConsistencyReport check_dtz_consistency(const DtzTable& table, const SolvedTable& dtm,
+                                                      const DtzSet& subtables, tbb::task_arena& arena);
 
 // "win in 7 plies", "loss in 0 plies", "draw", "illegal".
 [[nodiscard]] std::string describe(DtmValue v);

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "gen/table_set.h"
+#include "gen/wdl_dtz.h"
 
 namespace tbkit::gen {
 
@@ -25,5 +26,15 @@ struct TableStats {
 
 // Counts every legal position of the table. Thread-safe on a const table.
 [[nodiscard]] TableStats compute_stats(const SolvedTable& table);
+
+// WDL50 counts of one side to move, in the same convention, and the longest DTZ50.
+struct SideStats50 {
+  std::uint64_t win = 0, cursed_win = 0, draw = 0, blessed_loss = 0, loss = 0;
+  int longest_dtz = 0;          // the largest |DTZ50| of a win or cursed win, plies; 0 when none
+  std::string longest_dtz_fen;  // the first such position in index order
+};
+
+// Counts every legal position of a WDL50/DTZ50 table. Thread-safe on a const table.
+[[nodiscard]] std::array<SideStats50, 2> compute_stats50(const DtzTable& table);
 
 }  // namespace tbkit::gen

@@ -4,6 +4,7 @@
 #include <condition_variable>
 
 #include "chess/movegen.h"
+#include "player/root_rule.h"
 #include "player/table_oracle.h"
 
 namespace tbkit::player {
@@ -71,25 +72,34 @@ std::optional<Decision> Engine::try_book(const chess::Position& pos) {
 std::optional<Decision> Engine::try_tables(const chess::Position& pos, const SearchLimits& limits,
                                            const std::atomic<bool>& stop, const InfoCallback& on_info) {
   if (!tables_ || pos.castling_rights() != 0 || chess::popcount(pos.pieces()) > tables_->max_men()) return std::nullopt;
-  const auto ranked = tables_->rank_moves(pos);
-  if (!ranked || ranked->empty()) return std::nullopt;
-  const auto& top = ranked->front();
-  if (!top.value.is_draw()) {
-    // Decisive: the first move is the fastest mate or the longest resistance. Report the table's line.
+  const auto moves = gather_root_moves(*tables_, pos);
+  if (!moves || moves->empty()) return std::nullopt;
+  const RootChoice choice = choose_root_move(*moves, pos.halfmove_clock());
+  if (!choice.move.is_none()) {
+    // Decided by the tables. Report the rule's line and the value it secures.
+    const auto it = std::find_if(moves->begin(), moves->end(), [&](const RootMove& m) { return m.move == choice.move; });
     Decision d;
-    d.best = top.move;
+    d.best = choice.move;
     d.source = MoveSource::kTable;
     SearchInfo& info = d.last_info;
     info.depth = 1;
-    info.score = top.value.is_win() ? kMateScore - top.value.plies() : -(kMateScore - top.value.plies());
+    const bool dtm_decisive = it->dtm && !it->dtm->is_draw();
+    if (choice.outcome == RuleOutcome::kDraw) {
+      info.score = 0;
+    } else if (dtm_decisive && it->dtm->is_win() == (choice.outcome == RuleOutcome::kWin)) {
+      info.score = it->dtm->is_win() ? kMateScore - it->dtm->plies() : -(kMateScore - it->dtm->plies());
+    } else {
+      info.score = choice.outcome == RuleOutcome::kWin ? kTableWinScore : -kTableWinScore;
+    }
     chess::Position line = pos;
-    info.pv.push_back(top.move);
-    line.do_move(top.move);
-    for (int i = 1; i < 12; ++i) {
-      const auto next = tables_->rank_moves(line);
-      if (!next || next->empty()) break;
+    info.pv.push_back(choice.move);
+    line.do_move(choice.move);
+    // The reply to ponder on, by Syzygy's order when it answers (cheap), else DTM's. Not a longer
+    // line: cold DTM blocks cost tenths of a second at fast time controls.
+    if (const auto next = tables_->rank_moves_50(line); next && !next->empty()) {
       info.pv.push_back(next->front().move);
-      line.do_move(next->front().move);
+    } else if (const auto dtm = tables_->rank_moves(line); dtm && !dtm->empty()) {
+      info.pv.push_back(dtm->front().move);
     }
     d.ponder = info.pv.size() > 1 ? info.pv[1] : chess::Move::none();
     info.nodes = 1;
@@ -99,8 +109,7 @@ std::optional<Decision> Engine::try_tables(const chess::Position& pos, const Sea
   // Drawn: search among the drawing moves only, where table draws count as ordinary positions so
   // the evaluation can prefer the moves that keep winning chances.
   SearchOptions options;
-  for (const auto& r : *ranked)
-    if (r.value.is_draw()) options.root_moves.push_back(r.move);
+  options.root_moves = choice.drawing_moves;
   options.table_use = TableUse::kDecisiveOnly;
   Decision d;
   d.source = MoveSource::kTable;

@@ -1,6 +1,8 @@
 // Engine: the player's decision maker. For a position it plays, in order of preference, a book move
-// (until the game leaves the book), the table's DTM-optimal move (fastest mate when winning, longest
-// resistance when losing; when drawn, a search among the drawing moves only), or a searched move.
+// (until the game leaves the book), the tables' move by the root rule (player/root_rule.h: a win
+// under the 50-move rule, the clock included, by the DTM-fastest safe move when Syzygy files are
+// at hand, else the DTM-optimal move; longest resistance when losing; when drawn, a search among
+// the drawing moves only), or a searched move.
 // Search can run on a background thread so a UCI loop can keep reading commands (stop, isready).
 #pragma once
 
@@ -27,7 +29,13 @@ class RootTableOracle : public TableOracle {
     chess::Move move;
     formats::DtmValue value;  // for the mover: win/loss in plies from the root, counting the move
   };
+  // DTM values of every legal move, best first; nullopt when no DTM table covers pos or a successor.
   [[nodiscard]] virtual std::optional<std::vector<RankedMove>> rank_moves(const chess::Position& pos) const = 0;
+  // Syzygy WDL50/DTZ50 of every legal move (probe::SyzygyTablebase::rank_moves); nullopt when no
+  // Syzygy WDL and DTZ files cover pos and its successors.
+  [[nodiscard]] virtual std::optional<std::vector<probe::Dtz50Move>> rank_moves_50(const chess::Position& /*pos*/) const {
+    return std::nullopt;
+  }
   // A damaged or unreadable table met since the last call (a missing table is no error), each
   // reported once: the player says so instead of silently playing without it.
   [[nodiscard]] virtual std::vector<std::string> take_errors() const { return {}; }
@@ -37,7 +45,7 @@ struct EngineOptions {
   std::size_t hash_mb = 16;
   std::string book_file;  // empty: no book
   BookPolicy book;
-  std::string tablebase_path;  // directories separated by ':'; empty: no tables
+  std::string tablebase_path;  // directories separated by ':' (*.dtm and *.rtbw/*.rtbz); empty: no tables
   std::int64_t move_overhead_ms = 30;
 };
 

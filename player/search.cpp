@@ -84,6 +84,22 @@ void Searcher::tt_store(std::uint64_t key, Move m, int score, int depth, Bound b
 
 std::optional<int> Searcher::probe_table(int ply) {
   if (!tables_ || pos_.castling_rights() != 0 || chess::popcount(pos_.pieces()) > tables_->max_men()) return std::nullopt;
+  // WDL50 first: it knows the 50-move rule (exact right after a capture or pawn move, where most
+  // probes happen; with a running clock a win may still be spoilt, which the root rule checks).
+  const auto wdl = tables_->probe_wdl(pos_);
+  if (wdl && (*wdl == probe::Wdl50::kWin || *wdl == probe::Wdl50::kLoss)) {
+    const auto v = tables_->probe(pos_);
+    if (v && !v->is_illegal() && !v->is_draw()) {
+      const int dist = ply + v->plies();
+      return v->is_win() ? kMateScore - dist : -(kMateScore - dist);
+    }
+    return *wdl == probe::Wdl50::kWin ? kTableWinScore - ply : -(kTableWinScore - ply);
+  }
+  if (wdl) {
+    // A draw, or a result the 50-move rule turns into one.
+    if (table_use_ == TableUse::kDecisiveOnly) return std::nullopt;
+    return 0;
+  }
   const auto v = tables_->probe(pos_);
   if (!v || v->is_illegal()) return std::nullopt;
   if (v->is_draw()) {

@@ -1,6 +1,8 @@
 // Alpha-beta search: iterative deepening PVS with a transposition table, quiescence search, move
 // ordering (hash move, MVV-LVA, killers, history), check extension, null-move pruning guarded
-// against zugzwang, late-move reductions, and exact endgame-table scores inside the tree.
+// against zugzwang, late-move reductions, and endgame-table scores inside the tree: WDL50 where
+// Syzygy files cover the position (cursed wins and blessed losses score as draws), with the DTM
+// distance when a DTM table has it too; DTM alone otherwise.
 #pragma once
 
 #include <atomic>
@@ -12,6 +14,7 @@
 
 #include "chess/position.h"
 #include "formats/dtm_value.h"
+#include "probe/syzygy_tablebase.h"
 
 namespace tbkit::player {
 
@@ -19,6 +22,9 @@ inline constexpr int kMateScore = 32000;
 inline constexpr int kMaxPly = 120;
 // Scores at or beyond this magnitude are mates (or table wins) at a known distance.
 inline constexpr int kMateBound = kMateScore - 2 * kMaxPly - 1200;
+// A table win known only as WDL50 (no distance): above every evaluation, below every mate; minus
+// the ply it is found at, so a nearer one is preferred.
+inline constexpr int kTableWinScore = kMateBound - 1 - kMaxPly;
 
 // A mate score as UCI "mate N" moves (positive: the side to move mates), or nullopt for a cp score.
 [[nodiscard]] std::optional<int> mate_in_moves(int score);
@@ -28,8 +34,10 @@ class TableOracle {
  public:
   virtual ~TableOracle() = default;
   [[nodiscard]] virtual int max_men() const = 0;
-  // The position's value for the side to move, or nullopt when no table covers it.
+  // The position's DTM value for the side to move, or nullopt when no DTM table covers it.
   [[nodiscard]] virtual std::optional<formats::DtmValue> probe(const chess::Position& pos) const = 0;
+  // The position's WDL50 for the side to move (Syzygy), or nullopt when no Syzygy file covers it.
+  [[nodiscard]] virtual std::optional<probe::Wdl50> probe_wdl(const chess::Position& /*pos*/) const { return std::nullopt; }
 };
 
 // What limits one search. Zero or negative values mean "no such limit".

@@ -3,11 +3,13 @@
 #include <new>
 #include <string>
 
+#include "probe/syzygy_tablebase.h"
 #include "probe/tablebase.h"
 #include "probe/tbkit_probe.h"
 
 struct tbkit_tablebase {
   tbkit::probe::Tablebase tb;
+  tbkit::probe::SyzygyTablebase syzygy;
 };
 
 namespace {
@@ -87,7 +89,9 @@ int tbkit_open(const char* paths, size_t cache_bytes, tbkit_tablebase** out, cha
     if (cache_bytes != TBKIT_CACHE_AUTO) options.cache_bytes = cache_bytes;
     auto tb = tbkit::probe::Tablebase::open(dirs, options);
     if (!tb) return fail(code_of(tb.error()), tb.error().message);
-    *out = new tbkit_tablebase{std::move(*tb)};
+    auto syzygy = tbkit::probe::SyzygyTablebase::open(dirs);
+    if (!syzygy) return fail(code_of(syzygy.error()), syzygy.error().message);
+    *out = new tbkit_tablebase{std::move(*tb), std::move(*syzygy)};
     return TBKIT_OK;
   } catch (const std::bad_alloc&) {
     return fail(TBKIT_ERR_NOMEM, "tbkit_open: out of memory");
@@ -97,6 +101,8 @@ int tbkit_open(const char* paths, size_t cache_bytes, tbkit_tablebase** out, cha
 void tbkit_close(tbkit_tablebase* tb) { delete tb; }
 
 int tbkit_max_men(const tbkit_tablebase* tb) { return tb == nullptr ? 0 : tb->tb.max_men(); }
+
+int tbkit_max_men_syzygy(const tbkit_tablebase* tb) { return tb == nullptr ? 0 : tb->syzygy.max_men(); }
 
 int tbkit_probe_dtm(const tbkit_tablebase* tb, const tbkit_board* board, int* wdl, int* plies) {
   if (tb == nullptr || board == nullptr || wdl == nullptr || plies == nullptr) return TBKIT_ERR_INVALID;
@@ -116,6 +122,35 @@ int tbkit_probe_dtm(const tbkit_tablebase* tb, const tbkit_board* board, int* wd
 int tbkit_probe_wdl(const tbkit_tablebase* tb, const tbkit_board* board, int* wdl) {
   int plies = 0;
   return wdl == nullptr ? TBKIT_ERR_INVALID : tbkit_probe_dtm(tb, board, wdl, &plies);
+}
+
+int tbkit_probe_wdl50(const tbkit_tablebase* tb, const tbkit_board* board, int* wdl50) {
+  if (tb == nullptr || board == nullptr || wdl50 == nullptr) return TBKIT_ERR_INVALID;
+  try {
+    Position pos;
+    if (int rc = to_position(*board, pos); rc != TBKIT_OK) return rc;
+    auto v = tb->syzygy.probe_wdl(pos);
+    if (!v) return code_of(v.error());
+    *wdl50 = int(*v);
+    return TBKIT_OK;
+  } catch (const std::bad_alloc&) {
+    return TBKIT_ERR_NOMEM;
+  }
+}
+
+int tbkit_probe_dtz50(const tbkit_tablebase* tb, const tbkit_board* board, int* wdl50, int* dtz50) {
+  if (tb == nullptr || board == nullptr || wdl50 == nullptr || dtz50 == nullptr) return TBKIT_ERR_INVALID;
+  try {
+    Position pos;
+    if (int rc = to_position(*board, pos); rc != TBKIT_OK) return rc;
+    auto v = tb->syzygy.probe_dtz(pos);
+    if (!v) return code_of(v.error());
+    *wdl50 = int(v->wdl);
+    *dtz50 = v->dtz;
+    return TBKIT_OK;
+  } catch (const std::bad_alloc&) {
+    return TBKIT_ERR_NOMEM;
+  }
 }
 
 int tbkit_rank_moves(const tbkit_tablebase* tb, const tbkit_board* board, tbkit_ranked_move* moves, size_t capacity,

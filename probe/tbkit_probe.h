@@ -52,7 +52,7 @@ typedef struct tbkit_tablebase tbkit_tablebase;
 /* tbkit_open's cache_bytes for a cache sized from the tables found. */
 #define TBKIT_CACHE_AUTO ((size_t)-1)
 
-/* Opens the tables found in the directories (MATERIAL.dtm files). paths: a list of directories
+/* Opens the tables found in the directories (MATERIAL.dtm files, and Syzygy MATERIAL.rtbw/.rtbz). paths: a list of directories
  * separated by ':' (or ';'), e.g. "tables:/data/tb5". cache_bytes: size of the shared block cache
  * (0: no cache; TBKIT_CACHE_AUTO: the decoded size of the tables found, at most 1 GiB and an
  * eighth of physical memory). On success stores a handle in *out and returns TBKIT_OK; finding no table is not
@@ -75,6 +75,26 @@ int tbkit_probe_wdl(const tbkit_tablebase* tb, const tbkit_board* board, int* wd
 
 /* As tbkit_probe_wdl, and the distance to mate in plies in *plies. */
 int tbkit_probe_dtm(const tbkit_tablebase* tb, const tbkit_board* board, int* wdl, int* plies);
+
+/* WDL50 values (Syzygy's, under the 50-move rule), for the side to move. */
+enum { TBKIT_LOSS50 = -2, TBKIT_BLESSED_LOSS50 = -1, TBKIT_DRAW50 = 0, TBKIT_CURSED_WIN50 = 1, TBKIT_WIN50 = 2 };
+
+/* Most men (kings included) of any Syzygy WDL file (MATERIAL.rtbw) found; 0 if none or tb is NULL. */
+int tbkit_max_men_syzygy(const tbkit_tablebase* tb);
+
+/* The 50-move rule's result for the side to move, from the Syzygy WDL files (MATERIAL.rtbw, as
+ * `tbkit gen --syzygy` writes them, or the official ones) in the directories given to tbkit_open:
+ * one of TBKIT_LOSS50 .. TBKIT_WIN50 in *wdl50. The en-passant right is included (captures are
+ * searched). Errors as tbkit_probe_wdl; TBKIT_ERR_UNAVAILABLE when no WDL file covers the material
+ * or one a capture reaches. */
+int tbkit_probe_wdl50(const tbkit_tablebase* tb, const tbkit_board* board, int* wdl50);
+
+/* As tbkit_probe_wdl50, and Syzygy's DTZ50 in *dtz50: plies to the next capture, pawn move or mate
+ * under best 50-move play, positive when winning, negative when losing, 0 for draws; 100 more in
+ * magnitude for cursed wins and blessed losses. Needs the material's DTZ file (MATERIAL.rtbz);
+ * TBKIT_ERR_UNAVAILABLE without it. Values stored in moves may read one ply shorter than the truth
+ * (Syzygy's rounding; never across the 100-ply line). */
+int tbkit_probe_dtz50(const tbkit_tablebase* tb, const tbkit_board* board, int* wdl50, int* dtz50);
 
 /* Every legal move of the root position with its value, best first for the side to move (fastest
  * win, then draws, then the longest loss). Writes min(count, capacity) moves to moves (which may

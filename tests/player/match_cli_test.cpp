@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <string>
 
 #include <catch2/catch.hpp>
@@ -134,6 +135,48 @@ TEST_CASE("verify --play: table-driven games mate exactly on time", "[player][ve
   CHECK(none.exit_code == 5);
   CHECK(none.err.find("verify --sample: no table for KBNvK (KBNvK.dtm not found in " + dir.string() + ")") != std::string::npos);
   CHECK(run_tbkit("verify --sample 3 --want won -d " + dir.string()).exit_code == 2);  // no --material
+  std::filesystem::remove_all(dir.parent_path());
+}
+
+TEST_CASE("verify --play with Syzygy files: games from 50-move wins mate, DTM-only play is counted", "[player][verify][cli]") {
+  const auto dir = temp_dir() / "syzygy";
+  std::filesystem::create_directories(dir);
+  REQUIRE(run_tbkit("gen KPvK --syzygy -q -d " + dir.string()).exit_code == 0);
+  // 98 plies on the clock: a king move first would let the 50-move rule draw, in most of them.
+  const auto r = run_tbkit("verify --play 20 --clock 98 --material KPvK -d " + dir.string());
+  CHECK(r.exit_code == 0);
+  CHECK(r.out.find("play (50-move rule): 20 games over 1 tables, 20 mates, 0 50-move draws, 0 other endings") != std::string::npos);
+  CHECK(r.out.find("20 passed, 0 failed") != std::string::npos);
+  std::smatch m;
+  REQUIRE(std::regex_search(r.out, m, std::regex(R"(would have drawn (\d+) of 20 games by the 50-move rule)")));
+  CHECK(std::stoi(m[1]) > 0);
+  CHECK(r.out.find("DTM-only play draws KPvK ") != std::string::npos);
+  // The same rule from a given position; and DTM alone from it draws (Kf7-e6 is faster by DTM).
+  const auto epd = write(dir / "late.epd", "8/5K2/k6P/8/8/8/8/8 w - - 98 1 ; KPvK\n");
+  const auto from = run_tbkit("verify --play-from " + epd + " -d " + dir.string());
+  CHECK(from.exit_code == 0);
+  CHECK(from.out.find("1 mates, 0 50-move draws") != std::string::npos);
+  CHECK(from.out.find("would have drawn 1 of 1 games") != std::string::npos);
+  const auto dtm = run_tbkit("verify --play-from " + epd + " --rule dtm -d " + dir.string());
+  CHECK(dtm.exit_code == 1);
+  CHECK(dtm.out.find("FAIL KPvK 8/5K2/k6P/8/8/8/8/8 w - - 98 1: 50-move draw after 2 plies") != std::string::npos);
+  // The DTM tables' own check is still there: every game mates exactly on time.
+  const auto exact = run_tbkit("verify --play 10 --rule exact -d " + dir.string());
+  CHECK(exact.exit_code == 0);
+  CHECK(exact.out.find("every game mated exactly on time: yes") != std::string::npos);
+  CHECK(run_tbkit("verify --play-from " + epd + " --rule exact -d " + dir.string()).exit_code == 2);
+  // The UCI player reads both kinds from TablebasePath and pushes in time (DTM alone: Kf7-e6).
+  const auto uci = run_tbkit("uci", "setoption name TablebasePath value " + dir.string() +
+                                        "\nposition fen 8/5K2/k6P/8/8/8/8/8 w - - 98 1\ngo movetime 100\nquit\n");
+  CHECK(uci.exit_code == 0);
+  CHECK(uci.out.find("info string error") == std::string::npos);
+  CHECK(uci.out.find("score mate 10 ") != std::string::npos);
+  CHECK(uci.out.find("bestmove h6h7") != std::string::npos);
+  // Sampling wins under the rule prints full FENs with the clock.
+  const auto s = run_tbkit("verify --sample 3 --want won50 --clock 40 --material KPvK -d " + dir.string());
+  CHECK(s.exit_code == 0);
+  CHECK(std::count(s.out.begin(), s.out.end(), '\n') == 3);
+  CHECK(s.out.find(" - 40 1 ; KPvK win50 dtz ") != std::string::npos);
   std::filesystem::remove_all(dir.parent_path());
 }
 

@@ -21,18 +21,20 @@ static int failures = 0;
 int main(int argc, char** argv) {
   tbkit_tablebase* tb = NULL;
   char error[256] = "";
-  int wdl = 99, plies = -1, rc;
+  int wdl = 99, plies = -1, rc, dtz = 0;
+  char paths[4096];
   size_t count = 0;
   tbkit_ranked_move moves[256];
   tbkit_board kqk, mated, ep, big, bad;
 
-  if (argc != 2) {
-    fprintf(stderr, "usage: %s TABLES_DIR\n", argv[0]);
+  if (argc != 3) {
+    fprintf(stderr, "usage: %s TABLES_DIR SYZYGY_DIR\n", argv[0]);
     return 2;
   }
+  snprintf(paths, sizeof paths, "%s:%s", argv[1], argv[2]);
   EXPECT(tbkit_open("/no/such/dir", 1 << 20, &tb, error, sizeof error) == TBKIT_ERR_IO);
   EXPECT(tb == NULL && strlen(error) > 0);
-  rc = tbkit_open(argv[1], TBKIT_CACHE_AUTO, &tb, error, sizeof error);
+  rc = tbkit_open(paths, TBKIT_CACHE_AUTO, &tb, error, sizeof error);
   if (rc != TBKIT_OK) {
     fprintf(stderr, "tbkit_open: %s: %s\n", tbkit_strerror(rc), error);
     return 1;
@@ -50,6 +52,14 @@ int main(int argc, char** argv) {
   EXPECT(tbkit_probe_dtm(tb, &kqk, &wdl, &plies) == TBKIT_OK);
   EXPECT(wdl == TBKIT_WIN && plies == 19);
   EXPECT(tbkit_probe_wdl(tb, &kqk, &wdl) == TBKIT_OK && wdl == TBKIT_WIN);
+  /* The official Syzygy fixtures: no capture or pawn move can come, so DTZ50 is the mate's 19 plies. */
+  EXPECT(tbkit_max_men_syzygy(tb) == 4);
+  EXPECT(tbkit_probe_wdl50(tb, &kqk, &wdl) == TBKIT_OK && wdl == TBKIT_WIN50);
+  EXPECT(tbkit_probe_dtz50(tb, &kqk, &wdl, &dtz) == TBKIT_OK && wdl == TBKIT_WIN50 && dtz == 19);
+  kqk.side_to_move = 1; /* Black to move: a draw only if the queen falls, here a loss in 18 plies */
+  EXPECT(tbkit_probe_dtz50(tb, &kqk, &wdl, &dtz) == TBKIT_OK && wdl == TBKIT_LOSS50 && dtz < 0);
+  EXPECT(tbkit_probe_dtz50(tb, &kqk, NULL, &dtz) == TBKIT_ERR_INVALID);
+  kqk.side_to_move = 0;
   EXPECT(tbkit_rank_moves(tb, &kqk, NULL, 0, &count) == TBKIT_OK && count == 24);
   EXPECT(tbkit_rank_moves(tb, &kqk, moves, 256, &count) == TBKIT_OK && count == 24);
   EXPECT(moves[0].wdl == TBKIT_WIN && moves[0].plies == 19);

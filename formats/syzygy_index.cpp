@@ -1,0 +1,701 @@
+// Syzygy's position index: the constant tables, the material, the subtable schemes and the header.
+#include "formats/syzygy_index.h"
+
+#include <algorithm>
+#include <cassert>
+#include <string>
+
+namespace tbkit::formats::syzygy {
+
+namespace {
+
+using chess::Color;
+using chess::Piece;
+using chess::PieceType;
+using chess::Square;
+
+constexpr int kKingsCode = 462;        // two kings, the first in the a1-d1-d4 triangle
+constexpr int kUniqueCode = 31332;     // three unique pieces, the first in the triangle
+constexpr int kTriangleOff = 6 * 63 * 62;        // first piece off the diagonal
+constexpr int kDiagOneOff = 4 * 28 * 62;         // first on the diagonal, second below it
+constexpr int kDiagTwoOff = 4 * 7 * 28;          // first two on the diagonal, third below
+constexpr int kDiagThree = 4 * 7 * 6;            // all three on the diagonal
+static_assert(kTriangleOff + kDiagOneOff + kDiagTwoOff + kDiagThree == kUniqueCode);
+
+// Rank minus file: 0 on the a1-h8 diagonal, negative below it (b1), positive above (a2).
+constexpr int diagonal_offset(int sq) { return (sq >> 3) - (sq & 7); }
+constexpr int flip_diagonal(int sq) { return ((sq >> 3) | (sq << 3)) & 63; }
+constexpr bool kings_touch(int a, int b) {
+  const int df = (a & 7) - (b & 7);
+  const int dr = (a >> 3) - (b >> 3);
+  return df >= -1 && df <= 1 && dr >= -1 && dr <= 1;
+}
+
+struct Tables {
+  std::uint64_t binomial[kMaxPieces][65]{};  // [k][n]: ways to choose k of n
+  int pawn_rank_of[64]{};                    // "leadness" of a pawn square a2..h7: 47 (a2) .. 0 (e7)
+  int pawn_square[48]{};                     // inverse of pawn_rank_of
+  int lead_pawn_base[kMaxPieces][64]{};      // [lead pawns][square]: first index with that leading pawn
+  int lead_pawn_size[kMaxPieces][kMaxFiles]{};  // [lead pawns][file]: lead-group values of a file
+  int triangle[64]{};                        // a1-d1-d4 triangle: b1..d3 -> 0..5, a1..d4 diagonal -> 6..9
+  int triangle_square[10]{};
+  int below[64]{};                           // squares below the a1-h8 diagonal -> 0..27
+  int below_square[28]{};
+  int kings[10][64]{};                       // [triangle code][second king] -> 0..461, -1 if none
+  int kings_square[kKingsCode][2]{};
+};
+
+constexpr Tables build_tables() {
+  Tables t{};
+  for (int n = 0; n <= 64; ++n)
+    for (int k = 0; k < kMaxPieces; ++k)
+      t.binomial[k][n] = k == 0 ? 1 : n == 0 ? 0 : t.binomial[k - 1][n - 1] + t.binomial[k][n - 1];
+
+  // Leading pawns: nearest the a/h edge first, then lowest rank; a2 beats h2.
+  int code = 47;
+  for (int f = 0; f < kMaxFiles; ++f)
+    for (int r = 1; r <= 6; ++r) {
+      const int sq = r * 8 + f;
+      t.pawn_rank_of[sq] = code;
+      t.pawn_square[code--] = sq;
+      t.pawn_rank_of[sq ^ 7] = code;
+      t.pawn_square[code--] = sq ^ 7;
+    }
+  for (int lead = 1; lead < kMaxPieces; ++lead)
+    for (int f = 0; f < kMaxFiles; ++f) {
+      int idx = 0;
+      for (int r = 1; r <= 6; ++r) {
+        const int sq = r * 8 + f;
+        t.lead_pawn_base[lead][sq] = idx;
+        idx += int(t.binomial[lead - 1][t.pawn_rank_of[sq]]);
+      }
+      t.lead_pawn_size[lead][f] = idx;
+    }
+
+  for (int sq = 0; sq < 64; ++sq) t.triangle[sq] = -1;
+  code = 0;
+  for (int sq = 0; sq < 64; ++sq)
+    if ((sq & 7) <= 3 && (sq >> 3) <= 3 && diagonal_offset(sq) < 0) t.triangle_square[code] = sq, t.triangle[sq] = code++;
+  for (int sq = 0; sq < 64; ++sq)
+    if ((sq & 7) <= 3 && (sq >> 3) <= 3 && diagonal_offset(sq) == 0) t.triangle_square[code] = sq, t.triangle[sq] = code++;
+  code = 0;
+  for (int sq = 0; sq < 64; ++sq) {
+    t.below[sq] = -1;
+    if (diagonal_offset(sq) < 0) t.below_square[code] = sq, t.below[sq] = code++;
+  }
+
+  // King pairs: first king in the triangle; a first king on the diagonal keeps the second on or below
+  // it; pairs with both kings on the diagonal come last.
+  code = 0;
+  for (int i = 0; i < 10; ++i)
+    for (int s2 = 0; s2 < 64; ++s2) t.kings[i][s2] = -1;
+  for (int pass = 0; pass < 2; ++pass)
+    for (int i = 0; i < 10; ++i) {
+      const int s1 = t.triangle_square[i];
+      for (int s2 = 0; s2 < 64; ++s2) {
+        if (kings_touch(s1, s2)) continue;
+        if (diagonal_offset(s1) == 0 && diagonal_offset(s2) > 0) continue;
+        const bool both_on_diagonal = diagonal_offset(s1) == 0 && diagonal_offset(s2) == 0;
+        if (both_on_diagonal != (pass == 1)) continue;
+        t.kings_square[code][0] = s1;
+        t.kings_square[code][1] = s2;
+        t.kings[i][s2] = code++;
+      }
+    }
+  return t;
+}
+
+const Tables& tables() {
+  static constexpr Tables kTables = build_tables();
+  return kTables;
+}
+
+// Combinatorial number system: the rank of sorted values c[0] < c[1] < ... is sum C(c[i], i + 1).
+std::uint64_t rank_combination(const int* c, int k) {
+  std::uint64_t n = 0;
+  for (int i = 0; i < k; ++i) n += tables().binomial[i + 1][c[i]];
+  return n;
+}
+
+// Inverse of rank_combination for k values below `universe`.
+void unrank_combination(std::uint64_t n, int k, int universe, int* c) {
+  int top = universe;
+  for (int i = k - 1; i >= 0; --i) {
+    // The largest v < top with C(v, i + 1) <= n.
+    int v = top - 1;
+    while (v > i && tables().binomial[i + 1][v] > n) --v;
+    c[i] = v;
+    n -= tables().binomial[i + 1][v];
+    top = v;
+  }
+}
+
+// The square whose rank among the squares not in `taken` (sorted ascending) is c.
+int skip_taken(int c, const int* taken, int count) {
+  int s = c;
+  for (int i = 0; i < count; ++i)
+    if (taken[i] <= s) ++s;
+  return s;
+}
+
+bool is_pawn(Piece p) { return p.type() == PieceType::kPawn; }
+
+// Sorts a few ints (at most 7: std::sort draws false array-bounds warnings from GCC 12 here).
+template <class Less>
+void sort_small(int* first, int* last, Less less) {
+  for (int* i = first + (first != last); i < last; ++i)
+    for (int* j = i; j > first && less(*j, *(j - 1)); --j) std::swap(*j, *(j - 1));
+}
+void sort_small(int* first, int* last) { sort_small(first, last, [](int a, int b) { return a < b; }); }
+
+std::string material_side(const std::array<std::uint8_t, chess::kPieceTypeCount>& counts) {
+  static constexpr char kLetters[] = "PNBRQK";
+  std::string s;
+  for (int t = chess::kPieceTypeCount - 1; t >= 0; --t) s.append(counts[std::size_t(t)], kLetters[t]);
+  return s;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------------
+// TableMaterial
+
+Result<TableMaterial> TableMaterial::from_name(std::string_view name) {
+  std::string_view text = name;
+  for (std::string_view suffix : {".rtbw", ".rtbz"})
+    if (text.size() > suffix.size() && text.substr(text.size() - suffix.size()) == suffix)
+      text.remove_suffix(suffix.size());
+  const auto bad = [&](const std::string& why) {
+    return make_error(ErrorCode::kInvalidArgument, "syzygy table name '" + std::string(name) + "': " + why);
+  };
+  TableMaterial m;
+  int side = 0;
+  for (char ch : text) {
+    if (ch == 'v') {
+      if (++side > 1) return bad("more than one 'v'");
+      continue;
+    }
+    static constexpr std::string_view kLetters = "PNBRQK";
+    const auto t = kLetters.find(ch);
+    if (t == std::string_view::npos) return bad(std::string("unexpected character '") + ch + "'");
+    if (++m.counts_[std::size_t(side)][t] > 8) return bad("too many men");
+  }
+  if (side != 1) return bad("no 'v' between the sides");
+  for (int c = 0; c < 2; ++c)
+    if (m.counts_[std::size_t(c)][index_of(PieceType::kKing)] != 1) return bad("each side needs exactly one king");
+  if (m.piece_count() < 3 || m.piece_count() > kMaxPieces) return bad("a table has 3 to 7 men");
+  return m;
+}
+
+Result<TableMaterial> TableMaterial::from_position(const chess::Position& pos) {
+  TableMaterial m;
+  for (int c = 0; c < 2; ++c)
+    for (int t = 0; t < chess::kPieceTypeCount; ++t)
+      m.counts_[std::size_t(c)][std::size_t(t)] = std::uint8_t(chess::popcount(pos.pieces(Color(c), PieceType(t))));
+  if (m.piece_count() > kMaxPieces)
+    return make_error(ErrorCode::kInvalidArgument, "position has more than 7 men: no syzygy table");
+  return m;
+}
+
+int TableMaterial::piece_count() const {
+  int n = 0;
+  for (const auto& side : counts_)
+    for (auto c : side) n += c;
+  return n;
+}
+
+bool TableMaterial::has_unique_pieces() const {
+  for (const auto& side : counts_)
+    for (int t = 0; t < index_of(PieceType::kKing); ++t)
+      if (side[std::size_t(t)] == 1) return true;
+  return false;
+}
+
+Color TableMaterial::lead_color() const {
+  const int w = pawn_count(Color::kWhite);
+  const int b = pawn_count(Color::kBlack);
+  return (b == 0 || (w > 0 && b >= w)) ? Color::kWhite : Color::kBlack;
+}
+
+TableMaterial TableMaterial::swapped() const {
+  TableMaterial m;
+  m.counts_[0] = counts_[1];
+  m.counts_[1] = counts_[0];
+  return m;
+}
+
+std::string TableMaterial::name() const { return material_side(counts_[0]) + "v" + material_side(counts_[1]); }
+
+// ---------------------------------------------------------------------------------------------------
+// Orientation
+
+Result<OrientedPosition> orient(const TableMaterial& m, const chess::Position& pos) {
+  auto own = TableMaterial::from_position(pos);
+  if (!own) return own.error();
+  OrientedPosition op;
+  const bool black_to_move = pos.side_to_move() == Color::kBlack;
+  if (*own == m) {
+    op.swapped = m.is_symmetric() && black_to_move;
+  } else if (own->swapped() == m) {
+    op.swapped = true;
+  } else {
+    return make_error(ErrorCode::kInvalidArgument,
+                      "position material " + own->name() + " is not table " + m.name() + " in either colour");
+  }
+  op.side = int(black_to_move) ^ int(op.swapped);
+  chess::Bitboard b = pos.pieces();
+  while (b) {
+    const Square s = chess::pop_lsb(b);
+    const Piece p = pos.piece_on(s);
+    op.pieces[std::size_t(op.count)] = op.swapped ? Piece(~p.color(), p.type()) : p;
+    op.squares[std::size_t(op.count)] = op.swapped ? s.flipped_rank() : s;
+    ++op.count;
+  }
+  return op;
+}
+
+int lead_file(const TableMaterial& m, const OrientedPosition& op) {
+  if (!m.has_pawns()) return 0;
+  const Piece lead_pawn(m.lead_color(), PieceType::kPawn);
+  int best = -1;
+  int best_square = 0;
+  for (int i = 0; i < op.count; ++i) {
+    const int sq = op.squares[std::size_t(i)].index();
+    if (op.pieces[std::size_t(i)] != lead_pawn || sq < 8 || sq >= 56) continue;
+    if (tables().pawn_rank_of[sq] > best) best = tables().pawn_rank_of[sq], best_square = sq;
+  }
+  const int f = best_square & 7;
+  return f <= 3 ? f : 7 - f;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// SubtableIndex
+
+Result<SubtableIndex> SubtableIndex::create(const TableMaterial& m, std::span<const Piece> order, int order0,
+                                            int order1, int file) {
+  const auto bad = [&](const std::string& why) {
+    return make_error(ErrorCode::kInvalidArgument, "syzygy index of " + m.name() + ": " + why);
+  };
+  const int n = m.piece_count();
+  if (n < 3 || n > kMaxPieces) return bad("3 to 7 men needed");
+  if (int(order.size()) != n) return bad("piece order has " + std::to_string(order.size()) + " pieces, not " + std::to_string(n));
+  if (file < 0 || file >= (m.has_pawns() ? kMaxFiles : 1)) return bad("lead file " + std::to_string(file) + " out of range");
+
+  SubtableIndex s;
+  s.material_ = m;
+  s.count_ = n;
+  s.file_ = file;
+  std::array<std::array<int, chess::kPieceTypeCount>, 2> seen{};
+  for (int i = 0; i < n; ++i) {
+    const Piece p = order[std::size_t(i)];
+    if (p.is_none()) return bad("piece " + std::to_string(i) + " is none");
+    s.pieces_[std::size_t(i)] = p;
+    if (++seen[std::size_t(index_of(p.color()))][std::size_t(index_of(p.type()))] > m.count(p.color(), p.type()))
+      return bad(std::string("piece order has too many ") + p.letter());
+  }
+
+  const bool pawns = m.has_pawns();
+  const bool both_pawns = pawns && m.other_pawn_count() > 0;
+  const int lead_len = pawns ? m.lead_pawn_count() : m.has_unique_pieces() ? 3 : 2;
+  if (pawns) {
+    const Piece lead(m.lead_color(), PieceType::kPawn);
+    const Piece other(~m.lead_color(), PieceType::kPawn);
+    for (int i = 0; i < n; ++i) {
+      const Piece want = i < lead_len ? lead : i < lead_len + m.other_pawn_count() ? other : Piece::none();
+      if (!want.is_none() && s.pieces_[std::size_t(i)] != want)
+        return bad("pawn tables list the leading pawns, then the other pawns, first");
+    }
+  } else if (lead_len == 2) {
+    if (s.pieces_[0].type() != PieceType::kKing || s.pieces_[1].type() != PieceType::kKing)
+      return bad("without unique pieces the two kings lead");
+  } else {
+    for (int i = 0; i < 3; ++i)
+      if (m.count(s.pieces_[std::size_t(i)].color(), s.pieces_[std::size_t(i)].type()) != 1)
+        return bad("the three leading pieces must be unique");
+  }
+
+  // Groups: the leading group, then runs of identical pieces.
+  s.group_len_[0] = lead_len;
+  int groups = 1;
+  for (int i = lead_len; i < n; ++i) {
+    if (i > lead_len && s.pieces_[std::size_t(i)] == s.pieces_[std::size_t(i - 1)]) {
+      ++s.group_len_[std::size_t(groups - 1)];
+    } else {
+      for (int j = 0; j < i; ++j)
+        if (s.pieces_[std::size_t(j)] == s.pieces_[std::size_t(i)])
+          return bad("identical pieces must be adjacent in the piece order");
+      s.group_len_[std::size_t(groups++)] = 1;
+    }
+  }
+  s.groups_ = groups;
+
+  // Factors: the leading group at position order0, the other pawns at order1, the rest in piece order
+  // in the remaining positions (0 = least significant).
+  if (order0 < 0 || order0 >= groups) return bad("order nibble " + std::to_string(order0) + " out of range");
+  if (both_pawns) {
+    if (order1 < 0 || order1 >= groups || order1 == order0)
+      return bad("pawn order nibble " + std::to_string(order1) + " out of range");
+  } else if (order1 != 0xF) {
+    return bad("pawn order nibble must be 15 without pawns on both sides");
+  }
+  s.order0_ = order0;
+  s.order1_ = order1;
+  std::array<int, kMaxPieces + 1> values{};
+  int free_squares = 64 - lead_len - (both_pawns ? s.group_len_[1] : 0);
+  const auto& t = tables();
+  for (int g = 0; g < groups; ++g) {
+    if (g == 0) {
+      values[0] = pawns ? t.lead_pawn_size[lead_len][file] : lead_len == 3 ? kUniqueCode : kKingsCode;
+    } else if (g == 1 && both_pawns) {
+      values[1] = int(t.binomial[s.group_len_[1]][48 - lead_len]);
+    } else {
+      values[std::size_t(g)] = int(t.binomial[s.group_len_[std::size_t(g)]][free_squares]);
+      free_squares -= s.group_len_[std::size_t(g)];
+    }
+  }
+  std::array<int, kMaxPieces + 1> slot_group{};
+  slot_group.fill(-1);
+  slot_group[std::size_t(order0)] = 0;
+  if (both_pawns) slot_group[std::size_t(order1)] = 1;
+  int next = both_pawns ? 2 : 1;
+  for (int k = 0; k < groups; ++k)
+    if (slot_group[std::size_t(k)] < 0) slot_group[std::size_t(k)] = next++;
+  assert(next == groups);
+  std::uint64_t factor = 1;
+  for (int k = 0; k < groups; ++k) {
+    const int g = slot_group[std::size_t(k)];
+    s.group_factor_[std::size_t(g)] = factor;
+    factor *= std::uint64_t(values[std::size_t(g)]);
+  }
+  s.size_ = factor;
+  return s;
+}
+
+std::optional<SquareList> SubtableIndex::arrange(const OrientedPosition& op) const {
+  if (op.count != count_) return std::nullopt;
+  SquareList out{};
+  std::array<bool, kMaxPieces> used{};
+  for (int i = 0; i < count_; ++i) {
+    int found = -1;
+    for (int j = 0; j < op.count && found < 0; ++j)
+      if (!used[std::size_t(j)] && op.pieces[std::size_t(j)] == pieces_[std::size_t(i)]) found = j;
+    if (found < 0) return std::nullopt;
+    used[std::size_t(found)] = true;
+    out[std::size_t(i)] = op.squares[std::size_t(found)];
+  }
+  return out;
+}
+
+std::optional<std::uint64_t> SubtableIndex::encode(std::span<const Square> squares) const {
+  if (int(squares.size()) != count_) return std::nullopt;
+  const auto& t = tables();
+  int sq[kMaxPieces];
+  chess::Bitboard occupied = 0;
+  for (int i = 0; i < count_; ++i) {
+    const Square s = squares[std::size_t(i)];
+    if (s.is_none() || (occupied & s.bb())) return std::nullopt;
+    occupied |= s.bb();
+    sq[i] = s.index();
+    if (is_pawn(pieces_[std::size_t(i)]) && (sq[i] < 8 || sq[i] >= 56)) return std::nullopt;
+  }
+  const bool pawns = material_.has_pawns();
+  const int lead_len = group_len_[0];
+  std::uint64_t lead_value = 0;
+
+  if (pawns) {
+    // The leading pawn is the one of highest pawn_rank_of; it decides the file mirror.
+    int best = 0;
+    for (int i = 1; i < lead_len; ++i)
+      if (t.pawn_rank_of[sq[i]] > t.pawn_rank_of[sq[best]]) best = i;
+    std::swap(sq[0], sq[best]);
+    if ((sq[0] & 7) > 3)
+      for (int i = 0; i < count_; ++i) sq[i] ^= 7;
+    if ((sq[0] & 7) != file_) return std::nullopt;
+    sort_small(sq + 1, sq + lead_len, [&](int a, int b) { return t.pawn_rank_of[a] < t.pawn_rank_of[b]; });
+    int ranks[kMaxPieces];
+    for (int i = 1; i < lead_len; ++i) ranks[i - 1] = t.pawn_rank_of[sq[i]];
+    lead_value = std::uint64_t(t.lead_pawn_base[lead_len][sq[0]]) + rank_combination(ranks, lead_len - 1);
+  } else {
+    if ((sq[0] & 7) > 3)
+      for (int i = 0; i < count_; ++i) sq[i] ^= 7;
+    if ((sq[0] >> 3) > 3)
+      for (int i = 0; i < count_; ++i) sq[i] ^= 56;
+    // The first leading piece off the a1-h8 diagonal must lie below it.
+    for (int i = 0; i < lead_len; ++i) {
+      const int off = diagonal_offset(sq[i]);
+      if (off == 0) continue;
+      if (off > 0)
+        for (int j = i; j < count_; ++j) sq[j] = flip_diagonal(sq[j]);
+      break;
+    }
+    if (lead_len == 2) {
+      const int code = t.kings[t.triangle[sq[0]]][sq[1]];
+      if (code < 0) return std::nullopt;
+      lead_value = std::uint64_t(code);
+    } else {
+      const int adjust1 = sq[1] > sq[0];
+      const int adjust2 = (sq[2] > sq[0]) + (sq[2] > sq[1]);
+      const int r0 = sq[0] >> 3;
+      const int r1 = sq[1] >> 3;
+      const int r2 = sq[2] >> 3;
+      if (diagonal_offset(sq[0]) != 0) {
+        lead_value = std::uint64_t((t.triangle[sq[0]] * 63 + (sq[1] - adjust1)) * 62 + sq[2] - adjust2);
+      } else if (diagonal_offset(sq[1]) != 0) {
+        lead_value = std::uint64_t(kTriangleOff + (r0 * 28 + t.below[sq[1]]) * 62 + sq[2] - adjust2);
+      } else if (diagonal_offset(sq[2]) != 0) {
+        lead_value = std::uint64_t(kTriangleOff + kDiagOneOff + r0 * 7 * 28 + (r1 - adjust1) * 28 + t.below[sq[2]]);
+      } else {
+        lead_value = std::uint64_t(kTriangleOff + kDiagOneOff + kDiagTwoOff + r0 * 7 * 6 + (r1 - adjust1) * 6 +
+                                   (r2 - adjust2));
+      }
+    }
+  }
+
+  std::uint64_t index = lead_value * group_factor_[0];
+  const bool both_pawns = pawns && material_.other_pawn_count() > 0;
+  int start = lead_len;
+  for (int g = 1; g < groups_; ++g) {
+    const int len = group_len_[std::size_t(g)];
+    sort_small(sq + start, sq + start + len);
+    int c[kMaxPieces];
+    for (int i = 0; i < len; ++i) {
+      int adjust = 0;
+      for (int j = 0; j < start; ++j) adjust += sq[start + i] > sq[j];
+      c[i] = sq[start + i] - adjust - (g == 1 && both_pawns ? 8 : 0);
+    }
+    index += rank_combination(c, len) * group_factor_[std::size_t(g)];
+    start += len;
+  }
+  return index;
+}
+
+std::optional<SquareList> SubtableIndex::decode(std::uint64_t index) const {
+  if (index >= size_) return std::nullopt;
+  const auto& t = tables();
+  const bool pawns = material_.has_pawns();
+  const bool both_pawns = pawns && material_.other_pawn_count() > 0;
+  const int lead_len = group_len_[0];
+  std::array<std::uint64_t, kMaxPieces + 1> digit{};
+  {
+    // Digits in significance order: the factors ascend with the slot.
+    std::array<int, kMaxPieces + 1> by_factor{};
+    for (int g = 0; g < groups_; ++g) by_factor[std::size_t(g)] = g;
+    sort_small(by_factor.data(), by_factor.data() + groups_,
+              [&](int a, int b) { return group_factor_[std::size_t(a)] > group_factor_[std::size_t(b)]; });
+    std::uint64_t rest = index;
+    for (int k = 0; k < groups_; ++k) {
+      const int g = by_factor[std::size_t(k)];
+      digit[std::size_t(g)] = rest / group_factor_[std::size_t(g)];
+      rest %= group_factor_[std::size_t(g)];
+    }
+  }
+
+  int sq[kMaxPieces];
+  const std::uint64_t lead = digit[0];
+  if (pawns) {
+    int lead_square = -1;
+    for (int r = 6; r >= 1 && lead_square < 0; --r)
+      if (std::uint64_t(t.lead_pawn_base[lead_len][r * 8 + file_]) <= lead) lead_square = r * 8 + file_;
+    sq[0] = lead_square;
+    int c[kMaxPieces];
+    unrank_combination(lead - std::uint64_t(t.lead_pawn_base[lead_len][lead_square]), lead_len - 1,
+                       t.pawn_rank_of[lead_square], c);
+    for (int i = 1; i < lead_len; ++i) sq[i] = t.pawn_square[c[i - 1]];
+  } else if (lead_len == 2) {
+    sq[0] = t.kings_square[lead][0];
+    sq[1] = t.kings_square[lead][1];
+  } else {
+    const int v = int(lead);
+    const auto place_third = [&](int c) {
+      int taken[2] = {std::min(sq[0], sq[1]), std::max(sq[0], sq[1])};
+      return skip_taken(c, taken, 2);
+    };
+    if (v < kTriangleOff) {
+      sq[0] = t.triangle_square[v / (63 * 62)];
+      const int a = v / 62 % 63;
+      sq[1] = a + (a >= sq[0]);
+      sq[2] = place_third(v % 62);
+    } else if (v < kTriangleOff + kDiagOneOff) {
+      const int r = v - kTriangleOff;
+      sq[0] = (r / 62 / 28) * 9;
+      sq[1] = t.below_square[r / 62 % 28];
+      sq[2] = place_third(r % 62);
+    } else if (v < kTriangleOff + kDiagOneOff + kDiagTwoOff) {
+      const int r = v - kTriangleOff - kDiagOneOff;
+      const int r0 = r / (7 * 28);
+      const int a = r / 28 % 7;
+      sq[0] = r0 * 9;
+      sq[1] = (a + (a >= r0)) * 9;
+      sq[2] = t.below_square[r % 28];
+    } else {
+      const int r = v - kTriangleOff - kDiagOneOff - kDiagTwoOff;
+      const int r0 = r / 42;
+      const int a = r / 6 % 7;
+      const int r1 = a + (a >= r0);
+      int taken[2] = {std::min(r0, r1), std::max(r0, r1)};
+      sq[0] = r0 * 9;
+      sq[1] = r1 * 9;
+      sq[2] = skip_taken(r % 6, taken, 2) * 9;
+    }
+  }
+
+  int start = lead_len;
+  for (int g = 1; g < groups_; ++g) {
+    const int len = group_len_[std::size_t(g)];
+    const bool pawn_group = g == 1 && both_pawns;
+    int c[kMaxPieces];
+    unrank_combination(digit[std::size_t(g)], len, pawn_group ? 48 - lead_len : 64 - start, c);
+    int taken[kMaxPieces];
+    std::copy(sq, sq + start, taken);
+    sort_small(taken, taken + start);
+    for (int i = 0; i < len; ++i) sq[start + i] = skip_taken(c[i] + (pawn_group ? 8 : 0), taken, start);
+    start += len;
+  }
+
+  SquareList out{};
+  for (int i = 0; i < count_; ++i) out[std::size_t(i)] = Square(sq[i]);
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Table index and header
+
+Result<TableIndex> make_table_index(const TableMaterial& m, int sides, std::span<const PieceList> orders,
+                                    std::span<const std::array<int, 2>> order_nibbles) {
+  TableIndex index;
+  index.material = m;
+  index.sides = sides;
+  index.files = m.has_pawns() ? kMaxFiles : 1;
+  const std::size_t want = std::size_t(index.sides * index.files);
+  if ((sides != 1 && sides != 2) || (sides == 2 && m.is_symmetric()))
+    return make_error(ErrorCode::kInvalidArgument, "syzygy index of " + m.name() + ": bad side count");
+  if (orders.size() != want || order_nibbles.size() != want)
+    return make_error(ErrorCode::kInvalidArgument,
+                      "syzygy index of " + m.name() + ": " + std::to_string(want) + " subtables expected");
+  for (int f = 0; f < index.files; ++f)
+    for (int side = 0; side < sides; ++side) {
+      const std::size_t k = std::size_t(f * sides + side);
+      auto s = SubtableIndex::create(m, std::span(orders[k]).first(std::size_t(m.piece_count())),
+                                     order_nibbles[k][0], order_nibbles[k][1], f);
+      if (!s) {
+        return make_error(s.error().code, s.error().message + " (subtable side " + std::to_string(side) + ", file " +
+                                              std::to_string(f) + ")");
+      }
+      index.subtables.push_back(std::move(*s));
+    }
+  return index;
+}
+
+Result<IndexHeader> parse_index_header(std::span<const std::byte> bytes, std::size_t base, const TableMaterial& m,
+                                       bool dtz, std::string_view file_name) {
+  std::size_t pos = 0;
+  const auto corrupt = [&](std::size_t at, const std::string& what) {
+    return make_error(ErrorCode::kCorrupt, std::string(file_name) + ": byte " + std::to_string(base + at) + ": " + what);
+  };
+  const auto byte_at = [&](std::size_t at) { return std::uint8_t(bytes[at]); };
+  if (bytes.empty()) return corrupt(0, "truncated before the table flags");
+  const std::uint8_t flags = byte_at(pos++);
+  const bool split = (flags & 1) != 0;
+  const bool pawns = (flags & 2) != 0;
+  if ((flags & 0xCU) != 0) return corrupt(0, "table flags " + std::to_string(flags) + " has unknown bits");
+  if ((flags >> 4) != m.piece_count())
+    return corrupt(0, "table flags: " + std::to_string(flags >> 4) + " men, material " + m.name() + " has " +
+                          std::to_string(m.piece_count()));
+  if (pawns != m.has_pawns()) return corrupt(0, "table flags: pawn bit does not match material " + m.name());
+  if (split == m.is_symmetric()) return corrupt(0, "table flags: split bit does not match material " + m.name());
+
+  const int sides = (!dtz && split) ? 2 : 1;
+  const int files = pawns ? kMaxFiles : 1;
+  const bool both_pawns = pawns && m.other_pawn_count() > 0;
+  const int n = m.piece_count();
+  std::vector<PieceList> orders(std::size_t(sides * files));
+  std::vector<std::array<int, 2>> nibbles(std::size_t(sides * files));
+  std::vector<std::size_t> record_offset(static_cast<std::size_t>(files));
+  for (int f = 0; f < files; ++f) {
+    record_offset[std::size_t(f)] = pos;
+    const std::size_t need = 1 + (both_pawns ? 1 : 0) + std::size_t(n);
+    if (bytes.size() - pos < need) return corrupt(pos, "truncated in the piece header of file " + std::to_string(f));
+    const std::uint8_t o0 = byte_at(pos);
+    const std::uint8_t o1 = both_pawns ? byte_at(pos + 1) : std::uint8_t(0xFF);
+    pos += both_pawns ? 2 : 1;
+    for (int side = 0; side < sides; ++side) {
+      const int shift = side ? 4 : 0;
+      nibbles[std::size_t(f * sides + side)] = {(o0 >> shift) & 0xF, (o1 >> shift) & 0xF};
+    }
+    for (int i = 0; i < n; ++i, ++pos)
+      for (int side = 0; side < sides; ++side) {
+        const int code = (byte_at(pos) >> (side ? 4 : 0)) & 0xF;
+        const Piece p = piece_of_code(code);
+        if (p.is_none()) return corrupt(pos, "piece code " + std::to_string(code) + " names no piece");
+        orders[std::size_t(f * sides + side)][std::size_t(i)] = p;
+      }
+  }
+  IndexHeader header;
+  for (int f = 0; f < files; ++f)
+    for (int side = 0; side < sides; ++side) {
+      const std::size_t k = std::size_t(f * sides + side);
+      auto s = SubtableIndex::create(m, std::span(orders[k]).first(std::size_t(n)), nibbles[k][0], nibbles[k][1], f);
+      if (!s) return corrupt(record_offset[std::size_t(f)], "piece header, side " + std::to_string(side) + ": " + s.error().message);
+      header.index.subtables.push_back(std::move(*s));
+    }
+  header.index.material = m;
+  header.index.sides = sides;
+  header.index.files = files;
+  if ((base + pos) & 1) {
+    if (pos >= bytes.size()) return corrupt(pos, "truncated at the piece header's padding");
+    ++pos;
+  }
+  header.end = pos;
+  return header;
+}
+
+std::vector<std::byte> write_index_header(const TableIndex& index, std::size_t base, bool dtz) {
+  const TableMaterial& m = index.material;
+  std::vector<std::byte> out;
+  out.push_back(std::byte((m.piece_count() << 4) | (m.is_symmetric() ? 0 : 1) | (m.has_pawns() ? 2 : 0)));
+  const bool both_pawns = m.has_pawns() && m.other_pawn_count() > 0;
+  const int sides = dtz ? 1 : index.sides;
+  for (int f = 0; f < index.files; ++f) {
+    const SubtableIndex& lo = index.at(0, f);
+    // Syzygy's generator leaves the high nibbles zero in DTZ files and repeats the low ones in
+    // one-sided WDL files.
+    const SubtableIndex& hi = sides == 2 ? index.at(1, f) : lo;
+    const int high = dtz ? 0 : 1;
+    out.push_back(std::byte((lo.order0() & 0xF) | (high * (hi.order0() & 0xF) << 4)));
+    if (both_pawns) out.push_back(std::byte((lo.order1() & 0xF) | (high * (hi.order1() & 0xF) << 4)));
+    for (int i = 0; i < lo.piece_count(); ++i)
+      out.push_back(std::byte(piece_code(lo.piece(i)) | (high * piece_code(hi.piece(i)) << 4)));
+  }
+  if ((base + out.size()) & 1) out.push_back(std::byte{0});
+  return out;
+}
+
+PieceList default_piece_order(const TableMaterial& m) {
+  PieceList order{};
+  int n = 0;
+  std::array<std::array<int, chess::kPieceTypeCount>, 2> left{};
+  for (int c = 0; c < 2; ++c)
+    for (int t = 0; t < chess::kPieceTypeCount; ++t) left[std::size_t(c)][std::size_t(t)] = m.count(Color(c), PieceType(t));
+  const auto take = [&](Color c, PieceType t) {
+    order[std::size_t(n++)] = Piece(c, t);
+    --left[std::size_t(index_of(c))][std::size_t(index_of(t))];
+  };
+  if (m.has_pawns()) {
+    for (Color c : {m.lead_color(), ~m.lead_color()})
+      while (left[std::size_t(index_of(c))][0] > 0) take(c, PieceType::kPawn);
+  } else if (m.has_unique_pieces()) {
+    int unique = 0;
+    for (int t = chess::kPieceTypeCount - 1; t >= 0 && unique < 3; --t)
+      for (Color c : {Color::kWhite, Color::kBlack})
+        if (unique < 3 && m.count(c, PieceType(t)) == 1) take(c, PieceType(t)), ++unique;
+  } else {
+    take(Color::kWhite, PieceType::kKing);
+    take(Color::kBlack, PieceType::kKing);
+  }
+  for (Color c : {Color::kWhite, Color::kBlack})
+    for (int t = chess::kPieceTypeCount - 1; t >= 0; --t)
+      while (left[std::size_t(index_of(c))][std::size_t(t)] > 0) take(c, PieceType(t));
+  return order;
+}
+
+}  // namespace tbkit::formats::syzygy

@@ -1,0 +1,279 @@
+#include "gen/syzygy_output.h"
+
+#include <algorithm>
+#include <chrono>
+#include <optional>
+#include <vector>
+
+#include "formats/syzygy_encoder.h"
+#include "formats/syzygy_file.h"
+#include "gen/one_ply50.h"
+#include "gen/parallel.h"
+#include "gen/stats.h"
+
+namespace tbkit::gen {
+
+using namespace chess;
+namespace sz = formats::syzygy;
+
+std::filesystem::path syzygy_path(const std::filesystem::path& dir, const Material& m, std::string_view extension) {
+  return dir / (m.name() + std::string(extension));
+}
+
+namespace {
+
+constexpr std::uint64_t kChunk = 1 << 14;
+
+// What Syzygy's readers find out by themselves at a position: the best value of its captures (and,
+// for DTZ, of its pawn moves), and whether every legal move is one of them.
+struct ZeroingSearch {
+  int best = -3;           // WDL50 for the side to move; -3: none searched
+  bool all_moves = false;  // every legal move was searched (and there is one)
+};
+
+class SlotCoder {
+ public:
+  SlotCoder(const DtzTable& table, const DtzSet& subtables, bool flip)
+      : table_(table), subtables_(subtables), flip_(flip) {}
+
+  // The board of a subtable's index (table orientation as Syzygy's), in our orientation, or
+  // nullopt for a placement that is no legal position.
+  std::optional<Board> board_at(const sz::SubtableIndex& sub, int side, std::uint64_t index) const {
+    const auto squares = sub.decode(index);
+    if (!squares) return std::nullopt;
+    Board b;
+    for (int k = 0; k < sub.piece_count(); ++k) {
+      const Piece p = sub.piece(k);
+      if (b.occupied() & (*squares)[std::size_t(k)].bb()) return std::nullopt;
+      b.put(p.color(), p.type(), (*squares)[std::size_t(k)]);
+    }
+    b.side = Color(side);
+    if (flip_) b = color_flipped(b);
+    if (!is_legal(b)) return std::nullopt;
+    return b;
+  }
+
+  // Captures (and pawn moves when `pawn_moves`) searched as Syzygy's probing code does.
+  ZeroingSearch search(const Board& b, bool pawn_moves) const {
+    ZeroingSearch out;
+    int moves = 0, searched = 0;
+    for_each_legal_move(b, [&](const Board& child, const MoveInfo& mi) {
+      ++moves;
+      const bool capture = (b.occupied() & mi.to.bb()) != 0;
+      if (!capture && !(pawn_moves && is_zeroing(b, mi))) return;
+      ++searched;
+      out.best = std::max(out.best, -child_wdl50(table_, subtables_, child, mi));
+    });
+    out.all_moves = moves > 0 && searched == moves;
+    return out;
+  }
+
+  // The WDL file's code of a legal board: the exact value, or the freedom a capture leaves.
+  std::uint8_t wdl_code(const Board& b) const {
+    const int w = wdl50(table_.dtz(b));
+    const ZeroingSearch s = search(b, false);
+    if (s.all_moves) return sz::kWdlDontCare;
+    if (s.best >= w && w > -2) return sz::wdl_at_most(w + 2);
+    return std::uint8_t(w + 2);
+  }
+
+  // The DTZ file's slot of a legal board: a don't-care where readers answer without the file.
+  sz::DtzSlot dtz_slot(const Board& b) const {
+    const int d = table_.dtz(b);
+    if (d == 0) return {};
+    const int w = wdl50(d);
+    const ZeroingSearch s = search(b, true);
+    if (s.all_moves || (s.best >= w && s.best > 0)) return {};
+    return {std::uint16_t(std::abs(d)), std::int8_t(w)};
+  }
+
+ private:
+  const DtzTable& table_;
+  const DtzSet& subtables_;
+  bool flip_;
+};
+
+// One subtable's codes, computed in parallel when first asked for; the encoder reads a subtable
+// in order, perhaps more than once, so the last one computed is kept.
+template <class Code>
+class SubtableCache {
+ public:
+  template <class Compute>
+  std::span<const Code> get(int side, int file, std::uint64_t size, tbb::task_arena& arena, Compute&& compute) {
+    if (side != side_ || file != file_ || codes_.size() != size) {
+      codes_.assign(size, Code{});
+      parallel_chunks(arena, size, kChunk, [&](std::uint64_t first, std::uint64_t last) {
+        for (std::uint64_t i = first; i < last; ++i) codes_[i] = compute(i);
+      });
+      side_ = side;
+      file_ = file;
+    }
+    return codes_;
+  }
+
+ private:
+  int side_ = -1, file_ = -1;
+  std::vector<Code> codes_;
+};
+
+std::uint64_t bytes_of(const std::filesystem::path& p) {
+  std::error_code ec;
+  const auto n = std::filesystem::file_size(p, ec);
+  return ec ? 0 : std::uint64_t(n);
+}
+
+}  // namespace
+
+Result<SyzygyFiles> write_syzygy_files(const std::filesystem::path& dir, const DtzTable& table, const DtzSet& subtables,
+                                       tbb::task_arena& arena) {
+  const Material& m = table.material();
+  auto tm = sz::TableMaterial::from_name(m.name());
+  if (!tm) return tm.error();
+  // Syzygy's orientation puts the side named first as White, as ours does; a mismatch is flipped.
+  bool flip = false;
+  for (int t = 0; t < 5; ++t)
+    if (tm->count(Color::kWhite, PieceType(t)) != m.count(Color::kWhite, PieceType(t))) flip = true;
+  const SlotCoder coder(table, subtables, flip);
+
+  auto wdl_index = sz::default_table_index(*tm, sz::TableKind::kWdl);
+  if (!wdl_index) return wdl_index.error();
+  SubtableCache<std::uint8_t> wdl_cache;
+  const sz::WdlFill wdl_fill = [&](int side, int file, std::uint64_t begin, std::span<std::uint8_t> out) {
+    const sz::SubtableIndex& sub = wdl_index->at(side, file);
+    const auto codes = wdl_cache.get(side, file, sub.size(), arena, [&](std::uint64_t i) {
+      const auto b = coder.board_at(sub, side, i);
+      return b ? coder.wdl_code(*b) : sz::kWdlDontCare;
+    });
+    std::copy_n(codes.begin() + std::ptrdiff_t(begin), out.size(), out.begin());
+  };
+  SyzygyFiles out;
+  const auto wdl_path = syzygy_path(dir, m, kWdlExtension);
+  if (auto st = sz::write_wdl_file(wdl_path, *wdl_index, wdl_fill); !st) return st.error();
+  out.wdl_bytes = bytes_of(wdl_path);
+
+  auto dtz_index = sz::default_table_index(*tm, sz::TableKind::kDtz);
+  if (!dtz_index) return dtz_index.error();
+  SubtableCache<sz::DtzSlot> dtz_cache;
+  const sz::DtzFill dtz_fill = [&](int side, int file, std::uint64_t begin, std::span<sz::DtzSlot> slots) {
+    const sz::SubtableIndex& sub = dtz_index->at(side, file);
+    const auto codes = dtz_cache.get(side, file, sub.size(), arena, [&](std::uint64_t i) {
+      const auto b = coder.board_at(sub, side, i);
+      return b ? coder.dtz_slot(*b) : sz::DtzSlot{};
+    });
+    std::copy_n(codes.begin() + std::ptrdiff_t(begin), slots.size(), slots.begin());
+  };
+  const auto dtz_path = syzygy_path(dir, m, kDtzExtension);
+  if (auto st = sz::write_dtz_file(dtz_path, *dtz_index, dtz_fill); !st) return st.error();
+  out.dtz_bytes = bytes_of(dtz_path);
+  return out;
+}
+
+bool has_valid_syzygy_files(const std::filesystem::path& dir, const Material& m) {
+  for (const char* ext : {kWdlExtension, kDtzExtension}) {
+    auto file = sz::SyzygyFile::open(syzygy_path(dir, m, ext));
+    if (!file || file->material().name() != m.name() || !file->verify_checksum()) return false;
+  }
+  return true;
+}
+
+namespace {
+
+// Solves the WDL/DTZ tables of plan[k] (in dependency order) from the DTM files in `dir`, for each
+// k where wanted(k), plus those a later wanted table converts into, and calls
+// visit(k, table, subtables, solve_seconds, seconds) for each wanted one. Tables are held only
+// while a later wanted table needs them.
+Status for_each_dtz_table(const std::filesystem::path& dir, const std::vector<Material>& plan,
+                          const std::function<bool(std::size_t)>& wanted, tbb::task_arena& arena,
+                          const std::function<Status(std::size_t, std::shared_ptr<DtzTable>, const DtzSet&, double)>& visit) {
+  auto needed_after = [&](const Material& d, std::size_t k) {
+    for (std::size_t j = k + 1; j < plan.size(); ++j) {
+      if (!wanted(j)) continue;
+      const auto conv = plan[j].conversions();
+      if (std::find(conv.begin(), conv.end(), d) != conv.end()) return true;
+    }
+    return false;
+  };
+  DtzSet held;
+  const std::filesystem::path cache = dir / kExpandedCacheDir;
+  for (std::size_t k = 0; k < plan.size(); ++k) {
+    const Material& m = plan[k];
+    if (!wanted(k) && !needed_after(m, k)) continue;
+    TableSet dtm;
+    if (Status st = dtm.load_expanded(dir, m, cache, arena); !st) return st;
+    DtzSet subtables;
+    for (const Material& d : m.conversions()) subtables.add(held.shared(d));
+    const auto t0 = std::chrono::steady_clock::now();
+    auto table = solve_dtz(*dtm.find(m), subtables, arena);
+    if (!table) return table.error();
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (wanted(k))
+      if (Status st = visit(k, *table, subtables, seconds); !st) return st;
+    if (needed_after(m, k)) held.add(std::move(*table));
+    DtzSet keep;  // what later tables still need
+    for (const Material& x : plan)
+      if (held.contains(x) && needed_after(x, k)) keep.add(held.shared(x));
+    held = std::move(keep);
+  }
+  std::error_code ec;
+  if (std::filesystem::is_empty(cache, ec)) std::filesystem::remove(cache, ec);
+  return {};
+}
+
+}  // namespace
+
+Result<std::shared_ptr<DtzTable>> dtz_table_from_dtm_files(const std::filesystem::path& dir, const Material& m,
+                                                           tbb::task_arena& arena) {
+  const std::vector<Material> plan = dependency_closure({m});
+  std::shared_ptr<DtzTable> out;
+  const Status st = for_each_dtz_table(
+      dir, plan, [&](std::size_t k) { return plan[k] == m.normalized(); }, arena,
+      [&](std::size_t, std::shared_ptr<DtzTable> table, const DtzSet&, double) -> Status {
+        out = std::move(table);
+        return {};
+      });
+  if (!st) return st.error();
+  return out;
+}
+
+Status generate_syzygy_tables(const std::vector<Material>& wanted, const GenOptions& opts, tbb::task_arena& arena,
+                              const std::function<void(const SyzygySummary&)>& summary) {
+  const std::vector<Material> plan = dependency_closure(wanted);
+  std::vector<bool> missing(plan.size());
+  std::error_code ec;
+  for (std::size_t k = 0; k < plan.size(); ++k) {
+    missing[k] = !has_valid_syzygy_files(opts.dir, plan[k]);
+    for (const char* ext : {kWdlExtension, kDtzExtension})
+      std::filesystem::remove(syzygy_path(opts.dir, plan[k], ext).string() + ".tmp", ec);
+    if (!missing[k] && summary) {
+      SyzygySummary s;
+      s.material = plan[k];
+      s.skipped = true;
+      summary(s);
+    }
+  }
+  return for_each_dtz_table(
+      opts.dir, plan, [&](std::size_t k) { return bool(missing[k]); }, arena,
+      [&](std::size_t k, std::shared_ptr<DtzTable> table, const DtzSet& subtables, double seconds) -> Status {
+        const auto t0 = std::chrono::steady_clock::now();
+        SyzygySummary s;
+        s.material = plan[k];
+        s.solve_seconds = seconds;
+        auto files = write_syzygy_files(opts.dir, *table, subtables, arena);
+        if (!files) return files.error();
+        s.wdl_bytes = files->wdl_bytes;
+        s.dtz_bytes = files->dtz_bytes;
+        const auto stats = compute_stats50(*table);
+        for (const auto& x : stats) {
+          s.wins += x.win;
+          s.cursed_wins += x.cursed_win;
+          s.draws += x.draw;
+          s.blessed_losses += x.blessed_loss;
+          s.losses += x.loss;
+        }
+        s.seconds = seconds + std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        if (summary) summary(s);
+        return {};
+      });
+}
+
+}  // namespace tbkit::gen

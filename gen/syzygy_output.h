@@ -1,0 +1,67 @@
+// Syzygy files from a solved table: MATERIAL.rtbw (WDL50, both sides to move) and MATERIAL.rtbz
+// (DTZ50, one side to move), in Syzygy's own format (docs/formats/syzygy.md), so that Stockfish and
+// every other Syzygy reader probes them. The values are a DtzTable's (gen/wdl_dtz.h); the slots a
+// Syzygy reader never consults (illegal placements, values a capture already reaches, DTZ of
+// draws and of positions whose best move zeroes) are left to the encoder to fill.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string_view>
+
+#include <tbb/task_arena.h>
+
+#include "chess/result.h"
+#include "gen/run.h"
+#include "gen/wdl_dtz.h"
+
+namespace tbkit::gen {
+
+inline constexpr const char* kWdlExtension = ".rtbw";
+inline constexpr const char* kDtzExtension = ".rtbz";
+
+// dir/KQvKR.rtbw or .rtbz (`extension` one of the two above).
+[[nodiscard]] std::filesystem::path syzygy_path(const std::filesystem::path& dir, const Material& m,
+                                                std::string_view extension);
+
+struct SyzygyFiles {
+  std::uint64_t wdl_bytes = 0;
+  std::uint64_t dtz_bytes = 0;
+};
+
+// Writes dir/M.rtbw and dir/M.rtbz of `table` (each tmp + rename). `subtables` must hold every
+// table `table` converts into (their WDL50 decides which slots are don't-cares). The slots' codes
+// are computed in parallel in `arena`; the files are the same for any arena size. Errors: kIo
+// naming the file; kInvalidArgument from the encoder (a bug: values it cannot store).
+[[nodiscard]] Result<SyzygyFiles> write_syzygy_files(const std::filesystem::path& dir, const DtzTable& table,
+                                                     const DtzSet& subtables, tbb::task_arena& arena);
+
+// True when dir/M.rtbw and dir/M.rtbz both open as tables of `m` and their embedded checksums match.
+[[nodiscard]] bool has_valid_syzygy_files(const std::filesystem::path& dir, const Material& m);
+
+struct SyzygySummary {
+  Material material;
+  bool skipped = false;        // both files already present and valid
+  double seconds = 0;          // wall time: the WDL/DTZ pass and writing
+  double solve_seconds = 0;    // of which the WDL/DTZ pass
+  std::uint64_t wdl_bytes = 0, dtz_bytes = 0;
+  // Both sides to move, every legal placement once (as `tbkit stats`).
+  std::uint64_t wins = 0, cursed_wins = 0, draws = 0, blessed_losses = 0, losses = 0;
+};
+
+// The WDL/DTZ table of `m` computed from the DTM files in `dir` (MATERIAL.dtm of `m` and of every
+// table it depends on). Errors: those of reading the DTM files, naming the file.
+[[nodiscard]] Result<std::shared_ptr<DtzTable>> dtz_table_from_dtm_files(const std::filesystem::path& dir,
+                                                                         const Material& m, tbb::task_arena& arena);
+
+// Writes dir/M.rtbw and dir/M.rtbz for `wanted` (normalized) and every table they convert into,
+// from the DTM tables in opts.dir (generate_tables must have made them). Files present and valid
+// are kept; the WDL/DTZ tables later tables need are recomputed from the DTM files (a resumed
+// run), and held only while a later table of the run needs them. `summary` is called after each
+// table, from the calling thread. Errors: those of reading the DTM tables (naming the file), kIo
+// naming a file that cannot be written.
+[[nodiscard]] Status generate_syzygy_tables(const std::vector<Material>& wanted, const GenOptions& opts,
+                                            tbb::task_arena& arena,
+                                            const std::function<void(const SyzygySummary&)>& summary);
+
+}  // namespace tbkit::gen

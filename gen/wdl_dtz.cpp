@@ -1,0 +1,413 @@
+#include "gen/wdl_dtz.h"
+
+#include <algorithm>
+#include <atomic>
+#include <bit>
+#include <cassert>
+#include <optional>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+#include "formats/large_allocator.h"
+#include "gen/parallel.h"
+
+namespace tbkit::gen {
+
+using namespace chess;
+
+void DtzSet::add(std::shared_ptr<const DtzTable> table) {
+  const Material& m = table->material();
+  entries_.push_back({m.key(), false, table.get()});
+  if (!m.is_symmetric()) entries_.push_back({m.flipped().key(), true, table.get()});
+  tables_.push_back(std::move(table));
+}
+
+std::shared_ptr<const DtzTable> DtzSet::shared(const Material& normalized) const {
+  for (const auto& t : tables_)
+    if (t->material() == normalized) return t;
+  return nullptr;
+}
+
+Dtz DtzSet::probe(const Board& b) const {
+  const std::uint32_t key = b.material_key();
+  if (key == 0) return 0;
+  for (const Entry& e : entries_)
+    if (e.key == key) return e.flip ? e.table->dtz(color_flipped(b)) : e.table->dtz(b);
+  assert(false && "DtzSet::probe: table not loaded");
+  return kDtzIllegal;
+}
+
+std::uint64_t solve_dtz_bytes(const Material& material) {
+  const IndexScheme scheme(material);
+  return scheme.size() * 2 * (sizeof(Dtz) + 1) + (16U << 20);
+}
+
+namespace {
+
+// Working states, kept in the result's own arrays (int16):
+//   kIllegal                  unused slot (also the final value)
+//   0                         draw (final)
+//   1 .. kWinOpen - 1         win: the shortest distance found so far, final once its ply is propagated
+//   kWinOpen                  win, no distance found yet
+//   -1 .. -kMaxDistance       loss, resolved: -d (final)
+//   kLossOpen + f, f = 0..2   loss with non-zeroing moves not yet resolved; its best zeroing move
+//                             gives no floor (f = 0), 1 (f = 1) or 101 plies (f = 2)
+constexpr Dtz kIllegal = kDtzIllegal;
+constexpr Dtz kLossOpen = kDtzIllegal + 1;
+constexpr Dtz kWinOpen = std::numeric_limits<Dtz>::max();
+constexpr int kMaxDistance = 32000;
+// A zeroing move into a blessed loss (or, for the loser, into a cursed win).
+constexpr int kCursedExit = 101;
+
+constexpr bool is_open_loss(Dtz s) { return s >= kLossOpen && s <= kLossOpen + 2; }
+constexpr int floor_of(Dtz s) { return s == kLossOpen ? 0 : s == kLossOpen + 1 ? 1 : kCursedExit; }
+constexpr Dtz open_loss(int floor) { return Dtz(kLossOpen + (floor == 0 ? 0 : floor == 1 ? 1 : 2)); }
+
+constexpr std::uint64_t kChunk = 1 << 12;
+// A chunk remembers which plies (modulo kPlyModulus) were set in it, so a ply's scan skips the rest.
+constexpr int kPlyWords = 4;
+constexpr int kPlyModulus = 64 * kPlyWords;
+
+// The pawn levels of a scheme. Pawn moves are the only moves within a table that change the pawns,
+// and each raises the pawns' progress, so the positions of one pawn placement (for every king pair
+// and piece placement) depend only on placements of more progress through their zeroing moves. In
+// the index (docs/index.md) the pawns' numbers are the digits after the king pair, so a placement's
+// slots under one king pair are `span` consecutive slots.
+struct Levels {
+  std::uint64_t span = 0;                             // slots of one pawn placement under one king pair
+  std::vector<std::vector<std::uint64_t>> placements;  // [level] pawn placement numbers, ascending
+};
+
+// Progress: the ranks White's pawns have advanced plus those Black's have.
+int pawn_progress(const Board& b) {
+  int progress = 0;
+  for (Bitboard bb = b.pieces(Color::kWhite, PieceType::kPawn); bb;) progress += pop_lsb(bb).rank();
+  for (Bitboard bb = b.pieces(Color::kBlack, PieceType::kPawn); bb;) progress += 7 - pop_lsb(bb).rank();
+  return progress;
+}
+
+Levels plan_levels(const IndexScheme& scheme) {
+  const int pawn_digits = int(scheme.group_of(Color::kWhite, PieceType::kPawn) >= 0) +
+                          int(scheme.group_of(Color::kBlack, PieceType::kPawn) >= 0);
+  std::uint64_t placements = 1;
+  for (int d = 1; d <= pawn_digits; ++d) placements *= scheme.digit_radix(d);
+  Levels levels;
+  levels.span = scheme.pair_stride() / placements;
+  assert(levels.span * placements == scheme.pair_stride());
+  if (pawn_digits == 0) {
+    levels.placements = {{0}};
+    return levels;
+  }
+  std::vector<int> progress(placements);
+  int most = 0;
+  for (std::uint64_t c = 0; c < placements; ++c) {
+    // Some king pair leaves the pawns' squares free (pair 0 has both kings on the first rank).
+    Board b;
+    for (int pair = 0; pair < scheme.king_pairs(); ++pair)
+      if (scheme.decode(std::uint64_t(pair) * scheme.pair_stride() + c * levels.span, Color::kWhite, b)) break;
+    progress[c] = pawn_progress(b);
+    most = std::max(most, progress[c]);
+  }
+  std::vector<std::vector<std::uint64_t>> by_progress(std::size_t(most) + 1);
+  for (std::uint64_t c = 0; c < placements; ++c) by_progress[std::size_t(progress[c])].push_back(c);
+  for (int p = most; p >= 0; --p)
+    if (!by_progress[std::size_t(p)].empty()) levels.placements.push_back(std::move(by_progress[std::size_t(p)]));
+  return levels;
+}
+
+class DtzSolver {
+ public:
+  DtzSolver(const SolvedTable& dtm, const DtzSet& subtables, tbb::task_arena& arena, const DtzProgressFn& progress)
+      : dtm_(dtm), table_(std::make_shared<DtzTable>(dtm.material())), scheme_(table_->scheme),
+        subtables_(subtables), arena_(arena), progress_(progress), pawns_(dtm.material().has_pawns()),
+        levels_(plan_levels(scheme_)) {}
+
+  Result<std::shared_ptr<DtzTable>> run();
+
+ private:
+  std::atomic_ref<Dtz> state(int side, std::uint64_t i) { return std::atomic_ref(out_[side][i]); }
+  // Slot i of `side` got a value to propagate at ply d.
+  void note(int side, std::uint64_t i, int d) {
+    assert(d >= 1 && d <= kMaxDistance && "a distance beyond the state encoding");
+    int cur = max_ply_.load(std::memory_order_relaxed);
+    while (d > cur && !max_ply_.compare_exchange_weak(cur, d, std::memory_order_relaxed)) {}
+    const int bit = d % kPlyModulus;
+    const std::uint64_t mask = std::uint64_t{1} << (bit % 64);
+    std::atomic_ref word(chunk_plies_[side][i / kChunk * kPlyWords + std::uint64_t(bit / 64)]);
+    if (!(word.load(std::memory_order_relaxed) & mask)) word.fetch_or(mask, std::memory_order_relaxed);
+  }
+  // Read only while no task notes this side (a scan of one side updates the other).
+  [[nodiscard]] bool chunk_may_hold(int side, std::uint64_t i, int ply) const {
+    const int bit = ply % kPlyModulus;
+    return (chunk_plies_[side][i / kChunk * kPlyWords + std::uint64_t(bit / 64)] >> (bit % 64)) & 1;
+  }
+  // The next slot in [i, last) of `side` whose state is ply or -ply, or `last`.
+  [[nodiscard]] std::uint64_t next_at(int side, std::uint64_t i, std::uint64_t last, int ply) const;
+
+  // Calls body(side, first, last) over ranges covering the slots of `level` on the given sides, in
+  // parallel, each task's ranges in increasing order.
+  template <class F>
+  void for_level(int level, bool both_sides, int side, F&& body);
+
+  [[nodiscard]] bool is_zeroing(const Board& b, const MoveInfo& mi) const {
+    return mi.kind != MoveKind::kQuiet || (b.by_type[index_of(PieceType::kPawn)] & mi.from.bb());
+  }
+  // The WDL50 of a zeroing move's child, for the child's side to move (a double push: with the
+  // en-passant captures it allows).
+  [[nodiscard]] int child_wdl(const Board& child, const MoveInfo& mi) const;
+  [[nodiscard]] Dtz initial_state(int side, std::uint64_t i, const Board* b);
+  [[nodiscard]] Dtz win_exit(const Board& b) const;
+  [[nodiscard]] Dtz loss_start(int side, std::uint64_t i, const Board& b);
+  void propagate(int side, const Board& b, int ply, bool loss);
+  void improve_win(int side, std::uint64_t i, int d);
+  void count_down(int side, std::uint64_t i, int ply, int weight);
+
+  const SolvedTable& dtm_;
+  std::shared_ptr<DtzTable> table_;
+  const IndexScheme& scheme_;
+  const DtzSet& subtables_;
+  tbb::task_arena& arena_;
+  const DtzProgressFn& progress_;
+  const bool pawns_;
+  const Levels levels_;
+  std::array<Dtz*, 2> out_{};
+  // Non-zeroing moves of a loss not yet resolved, weighted as in the DTM solver (a child that is its
+  // own mirror image counts twice). Only the slots of losses are written and read.
+  std::array<std::unique_ptr<std::uint8_t[]>, 2> count_;
+  std::array<std::vector<std::uint64_t>, 2> chunk_plies_;
+  std::atomic<int> max_ply_{0};
+  std::atomic<bool> inconsistent_{false};
+};
+
+std::uint64_t DtzSolver::next_at(int side, std::uint64_t i, std::uint64_t last, int ply) const {
+  const Dtz* st = out_[side];
+  const Dtz win = Dtz(ply), loss = Dtz(-ply);
+#if defined(__SSE2__)
+  const __m128i w = _mm_set1_epi16(win), l = _mm_set1_epi16(loss);
+  for (; i + 16 <= last; i += 16) {
+    const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(st + i));
+    const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(st + i + 8));
+    const __m128i ma = _mm_or_si128(_mm_cmpeq_epi16(a, w), _mm_cmpeq_epi16(a, l));
+    const __m128i mb = _mm_or_si128(_mm_cmpeq_epi16(b, w), _mm_cmpeq_epi16(b, l));
+    const unsigned bits = unsigned(_mm_movemask_epi8(ma)) | (unsigned(_mm_movemask_epi8(mb)) << 16);
+    if (bits) return i + std::uint64_t(std::countr_zero(bits)) / 2;
+  }
+#endif
+  for (; i < last; ++i)
+    if (st[i] == win || st[i] == loss) return i;
+  return last;
+}
+
+template <class F>
+void DtzSolver::for_level(int level, bool both_sides, int side, F&& body) {
+  const auto& placements = levels_.placements[std::size_t(level)];
+  const std::uint64_t pairs = std::uint64_t(scheme_.king_pairs());
+  const std::uint64_t tasks = both_sides ? 2 * pairs : pairs;
+  parallel_each(arena_, tasks, [&](std::uint64_t t) {
+    const int s = both_sides ? int(t / pairs) : side;
+    const std::uint64_t base = (t % pairs) * scheme_.pair_stride();
+    for (const std::uint64_t c : placements) {
+      const std::uint64_t first = base + c * levels_.span;
+      body(s, first, first + levels_.span);
+    }
+  });
+}
+
+int DtzSolver::child_wdl(const Board& child, const MoveInfo& mi) const {
+  if (mi.kind == MoveKind::kConversion) return wdl50(subtables_.probe(child));
+  // A pawn move within the table: the child's pawns are more advanced, its level already solved.
+  const Dtz own = out_[index_of(child.side)][scheme_.encode(child)];
+  assert(own != kIllegal && own != kWinOpen && !is_open_loss(own));
+  const int without_ep = wdl50(own);
+  if (mi.kind != MoveKind::kDoublePush) return without_ep;
+  std::optional<int> ep;
+  for_each_en_passant(child, mi.ep_square, [&](const Board& gc) {
+    const int v = -wdl50(subtables_.probe(gc));
+    ep = ep ? std::max(*ep, v) : v;
+  });
+  if (!ep) return without_ep;
+  // Stalemate but for the en-passant capture: the capture is forced.
+  if (without_ep == 0 && !in_check(child) && !has_legal_move(child)) return *ep;
+  return std::max(without_ep, *ep);
+}
+
+Dtz DtzSolver::win_exit(const Board& b) const {
+  int best = kWinOpen;
+  for_each_legal_move_bulk(
+      b, [](PieceType, Square, Bitboard) {},
+      [&](const Board& child, const MoveInfo& mi) {
+        if (!is_zeroing(b, mi) || best == 1) return;
+        const int w = child_wdl(child, mi);
+        if (w == -2) best = 1;
+        else if (w == -1) best = std::min(best, kCursedExit);
+      });
+  return Dtz(best);
+}
+
+Dtz DtzSolver::loss_start(int side, std::uint64_t i, const Board& b) {
+  int moves = 0, floor = 0;
+  // Quiet piece moves come in bulk, without their children: only a child with both kings on one
+  // long diagonal (pawnless) can be its own mirror image and weigh 2.
+  auto bulk = [&](PieceType t, Square from, Bitboard targets) {
+    if (pawns_ || (t != PieceType::kKing && !kings_on_long_diagonal(b))) {
+      moves += popcount(targets);
+      return;
+    }
+    while (targets) {
+      Board child = b;
+      child.remove(b.side, t, from);
+      child.put(b.side, t, pop_lsb(targets));
+      child.side = ~b.side;
+      moves += scheme_.stabilizer_size(child);
+    }
+  };
+  for_each_legal_move_bulk(b, bulk, [&](const Board& child, const MoveInfo& mi) {
+    if (!is_zeroing(b, mi)) {
+      moves += scheme_.stabilizer_size(child);
+      return;
+    }
+    const int w = child_wdl(child, mi);
+    if (w <= 0) inconsistent_.store(true, std::memory_order_relaxed);  // the DTM says every move loses
+    floor = std::max(floor, w == 2 ? 1 : kCursedExit);
+  });
+  assert(moves < 256);
+  count_[side][i] = std::uint8_t(moves);
+  if (moves > 0) return open_loss(floor);
+  if (floor == 0) inconsistent_.store(true, std::memory_order_relaxed);  // no move, yet not checkmate
+  return Dtz(-std::max(floor, 1));
+}
+
+Dtz DtzSolver::initial_state(int side, std::uint64_t i, const Board* b) {
+  const DtmValue v = dtm_.values[side][i];
+  if (v.is_illegal() || !b || !is_legal(*b)) return kIllegal;
+  if (v.is_draw()) return 0;
+  // A mate in one is a zeroing distance of one whichever move mates; checkmated: -1 (0 plies to
+  // the end, reported as -1 like Stockfish; its predecessors mate in one, already 1).
+  if (v.is_win()) return v.plies() == 1 ? Dtz(1) : win_exit(*b);
+  return v.plies() == 0 ? Dtz(-1) : loss_start(side, i, *b);
+}
+
+void DtzSolver::improve_win(int side, std::uint64_t i, int d) {
+  auto ref = state(side, i);
+  Dtz cur = ref.load(std::memory_order_relaxed);
+  // Only wins (positive) can be longer than d; draws, losses and unused slots are not.
+  while (cur > d) {
+    if (ref.compare_exchange_weak(cur, Dtz(d), std::memory_order_relaxed)) {
+      note(side, i, d);
+      return;
+    }
+  }
+}
+
+void DtzSolver::count_down(int side, std::uint64_t i, int ply, int weight) {
+  auto ref = state(side, i);
+  const Dtz cur = ref.load(std::memory_order_relaxed);
+  if (!is_open_loss(cur)) return;
+  const std::uint8_t before = std::atomic_ref(count_[side][i]).fetch_sub(std::uint8_t(weight), std::memory_order_relaxed);
+  assert(before >= weight);
+  if (before != weight) return;
+  const int d = std::max(ply + 1, floor_of(cur));
+  ref.store(Dtz(-d), std::memory_order_relaxed);
+  note(side, i, d);
+}
+
+void DtzSolver::propagate(int side, const Board& b, int ply, bool loss) {
+  // Predecessors by non-zeroing moves only: pawns stay where they are (a pawn move is an exit of
+  // the less advanced level, counted when that level starts).
+  for_each_unmove(
+      b,
+      [&](const Board& pred, const UnmoveInfo&) {
+        const std::uint64_t p = scheme_.encode(pred);
+        if (loss) improve_win(1 - side, p, ply + 1);
+        else count_down(1 - side, p, ply, scheme_.stabilizer_size(pred));
+      },
+      b.by_type[index_of(PieceType::kPawn)]);
+}
+
+Result<std::shared_ptr<DtzTable>> DtzSolver::run() {
+  const std::uint64_t n = scheme_.size();
+  for (int s = 0; s < 2; ++s) {
+    auto& values = table_->values[s];
+    values.reserve(n);
+    formats::advise_huge_pages(values.data(), n * sizeof(Dtz));
+    values.assign(n, kIllegal);
+    out_[s] = values.data();
+    count_[s] = std::make_unique_for_overwrite<std::uint8_t[]>(n);
+  }
+  const int levels = int(levels_.placements.size());
+  const std::uint64_t chunk_words = (n + kChunk - 1) / kChunk * kPlyWords;
+  for (int level = 0; level < levels; ++level) {
+    const std::uint64_t level_slots =
+        2 * std::uint64_t(scheme_.king_pairs()) * levels_.placements[std::size_t(level)].size() * levels_.span;
+    for (auto& words : chunk_plies_) words.assign(chunk_words, 0);
+    max_ply_.store(0);
+    if (progress_) progress_({"init", level, levels, 0, 0, level_slots});
+    for_level(level, true, 0, [&](int side, std::uint64_t first, std::uint64_t last) {
+      SlotBoards boards(scheme_, Color(side));
+      for (std::uint64_t i = first; i < last; ++i) {
+        const Dtz s = initial_state(side, i, dtm_.values[side][i].is_illegal() ? nullptr : boards.at(i));
+        out_[side][i] = s;
+        if (s != kIllegal && s != 0 && s != kWinOpen && !is_open_loss(s)) note(side, i, s > 0 ? s : -s);
+      }
+    });
+    if (inconsistent_.load())
+      return make_error(ErrorCode::kCorrupt, scheme_.material().name() + ": the DTM table disagrees with its subtables' DTZ");
+    std::uint64_t resolved = 0;
+    for (int ply = 1; ply <= max_ply_.load(); ++ply) {
+      std::atomic<std::uint64_t> found{0};
+      // One side at a time: a scan's updates go to the other side's slots.
+      for (int side = 0; side < 2; ++side) {
+        for_level(level, false, side, [&](int s, std::uint64_t first, std::uint64_t last) {
+          std::uint64_t local = 0;
+          SlotBoards boards(scheme_, Color(s));
+          for (std::uint64_t from = first; from < last;) {
+            const std::uint64_t to = std::min(last, (from / kChunk + 1) * kChunk);
+            if (chunk_may_hold(s, from, ply)) {
+              for (std::uint64_t i = next_at(s, from, to, ply); i < to; i = next_at(s, i + 1, to, ply)) {
+                ++local;
+                const Board* b = boards.at(i);
+                assert(b);
+                propagate(s, *b, ply, out_[s][i] < 0);
+              }
+            }
+            from = to;
+          }
+          found.fetch_add(local, std::memory_order_relaxed);
+        });
+      }
+      resolved += found.load();
+      if (progress_) progress_({"retro", level, levels, ply, resolved, level_slots});
+    }
+  }
+  count_ = {};
+  chunk_plies_ = {};
+  // Every win and loss got its distance, unless the DTM table is not self-consistent.
+  std::atomic<bool> open{false};
+  parallel_side_chunks(arena_, n, 1 << 16, [&](int side, std::uint64_t first, std::uint64_t last, std::uint64_t) {
+    for (std::uint64_t i = first; i < last; ++i)
+      if (out_[side][i] == kWinOpen || is_open_loss(out_[side][i])) open.store(true, std::memory_order_relaxed);
+  });
+  if (open.load())
+    return make_error(ErrorCode::kCorrupt, scheme_.material().name() + ": a DTM win or loss without a zeroing distance");
+  return table_;
+}
+
+}  // namespace
+
+Result<std::shared_ptr<DtzTable>> solve_dtz(const SolvedTable& dtm, const DtzSet& subtables, tbb::task_arena& arena,
+                                            const DtzProgressFn& progress) {
+  // Only the tables this one converts into: a probe looks its table up in a short list.
+  DtzSet own;
+  for (const Material& sub : dtm.material().conversions()) {
+    auto table = subtables.shared(sub);
+    if (!table)
+      return make_error(ErrorCode::kUnavailable, dtm.material().name() + ": needs the DTZ table " + sub.name() + " first");
+    own.add(std::move(table));
+  }
+  DtzSolver solver(dtm, own, arena, progress);
+  return solver.run();
+}
+
+}  // namespace tbkit::gen

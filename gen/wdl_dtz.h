@@ -1,0 +1,101 @@
+// WDL50 and DTZ50 (Syzygy's values under the 50-move rule) computed from a solved DTM table and
+// the DTZ50 tables of the materials it converts into.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <memory>
+#include <string_view>
+#include <vector>
+
+#include <tbb/task_arena.h>
+
+#include "chess/result.h"
+#include "gen/model.h"
+#include "gen/table_set.h"
+#include "model/board.h"
+#include "model/index_scheme.h"
+
+namespace tbkit::gen {
+
+// A position's DTZ50 in plies, for the side to move, with the 50-move counter at zero (Stockfish's
+// probe_dtz convention): 0 draw; +d a win whose next capture, pawn move or mate comes d plies on
+// with best play (the winner hastens it, the loser delays it), -d such a loss, -1 also for a
+// checkmated side. |d| <= 100: a win or loss under the 50-move rule, |d| > 100: a cursed win or
+// blessed loss (a draw under the rule). A zeroing move into a blessed loss counts 101 plies.
+using Dtz = std::int16_t;
+// The value of an unused or illegal slot.
+inline constexpr Dtz kDtzIllegal = std::numeric_limits<Dtz>::min();
+
+// The WDL50 of a legal position's DTZ50: 2 win, 1 cursed win, 0 draw, -1 blessed loss, -2 loss.
+[[nodiscard]] constexpr int wdl50(int dtz) {
+  if (dtz > 0) return dtz <= 100 ? 2 : 1;
+  if (dtz < 0) return dtz >= -100 ? -2 : -1;
+  return 0;
+}
+
+// One material's DTZ50 for both sides to move, in the IndexScheme order of its DTM table
+// (normalized material as White). 2 bytes per slot and side.
+struct DtzTable {
+  explicit DtzTable(const Material& m) : scheme(m) {}
+  IndexScheme scheme;
+  std::array<std::vector<Dtz>, 2> values;  // [side to move][index]; kDtzIllegal in unused slots
+
+  [[nodiscard]] const Material& material() const { return scheme.material(); }
+  // The DTZ50 of a legal board of this exact material (White = stored White).
+  [[nodiscard]] Dtz dtz(const Board& b) const { return values[index_of(b.side)][scheme.encode(b)]; }
+  // The WDL50 of the same (see wdl50).
+  [[nodiscard]] int wdl(const Board& b) const { return wdl50(dtz(b)); }
+};
+
+// DTZ50 tables held in memory, looked up by material in either colour orientation. Filled by one
+// thread, then read concurrently (probe is const and thread-safe).
+class DtzSet {
+ public:
+  void add(std::shared_ptr<const DtzTable> table);
+  [[nodiscard]] const DtzTable* find(const Material& normalized) const { return shared(normalized).get(); }
+  [[nodiscard]] bool contains(const Material& normalized) const { return find(normalized) != nullptr; }
+  // The held table of `normalized`, shared (null when absent).
+  [[nodiscard]] std::shared_ptr<const DtzTable> shared(const Material& normalized) const;
+  // The DTZ50 of any legal board whose table is in the set (bare kings: 0). Precondition: present.
+  [[nodiscard]] Dtz probe(const Board& b) const;
+  [[nodiscard]] std::size_t size() const { return tables_.size(); }
+
+ private:
+  struct Entry {
+    std::uint32_t key;
+    bool flip;
+    const DtzTable* table;
+  };
+  std::vector<std::shared_ptr<const DtzTable>> tables_;
+  std::vector<Entry> entries_;
+};
+
+struct DtzProgress {
+  std::string_view phase;   // "init" (exits of a level), "retro" (a level's plies)
+  int level = 0;            // 0-based, most advanced pawns first; pawnless tables have one level
+  int levels = 0;
+  int ply = 0;              // retro: the ply propagated
+  std::uint64_t done = 0;   // slots of this level initialised, or resolved so far
+  std::uint64_t total = 0;  // slots of this level over both sides
+};
+using DtzProgressFn = std::function<void(const DtzProgress&)>;
+
+// Bytes solve_dtz needs for `material` on top of its DTM table and the tables it converts into:
+// the result (2 bytes per slot and side) and a move counter (1 byte per slot and side).
+[[nodiscard]] std::uint64_t solve_dtz_bytes(const Material& material);
+
+// Computes the DTZ50 table of `dtm`'s material (both sides to move) from its exact DTM values
+// and the DTZ50 tables of every material it converts into (Material::conversions), which must be
+// in `subtables`, else kUnavailable naming the missing one. A position wins (or cursed-wins)
+// exactly when its DTM wins; only the distance is computed, pawn levels (most advanced first) one
+// after another, each by retrograde analysis of its non-zeroing moves. kCorrupt when `dtm` is not
+// self-consistent (a position left unresolved). Runs its parallel loops in `arena`; the result is
+// identical for any arena size. `progress` (may be empty) is called from the calling thread
+// between steps.
+[[nodiscard]] Result<std::shared_ptr<DtzTable>> solve_dtz(const SolvedTable& dtm, const DtzSet& subtables,
+                                                          tbb::task_arena& arena, const DtzProgressFn& progress = {});
+
+}  // namespace tbkit::gen

@@ -1,0 +1,309 @@
+#include "probe/syzygy_tablebase.h"
+
+#include <algorithm>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <unordered_map>
+
+#include "chess/movegen.h"
+#include "formats/syzygy_file.h"
+
+namespace tbkit::probe {
+
+using namespace chess;
+using formats::syzygy::SyzygyFile;
+using formats::syzygy::TableMaterial;
+
+const char* to_string(Wdl50 w) {
+  switch (w) {
+    case Wdl50::kLoss: return "loss";
+    case Wdl50::kBlessedLoss: return "blessed loss";
+    case Wdl50::kDraw: return "draw";
+    case Wdl50::kCursedWin: return "cursed win";
+    case Wdl50::kWin: return "win";
+  }
+  return "?";
+}
+
+int preference(const Dtz50& v) {
+  // Wins and cursed wins by the smallest DTZ (a cursed win's is over 100), losses by the largest.
+  if (v.dtz > 0) return 2'000'000 - v.dtz;
+  if (v.dtz < 0) return -2'000'000 - v.dtz;
+  return int(v.wdl) * 1'000'000;  // a file's don't-care DTZ of a decisive value never reaches here
+}
+
+namespace {
+
+// A material's key: 4 bits per (colour, type) count, White's in the low 24 bits.
+using MaterialKey = std::uint64_t;
+
+MaterialKey key_of(const Position& pos, bool swap) {
+  MaterialKey key = 0;
+  for (int c = 0; c < 2; ++c)
+    for (int t = 0; t < 6; ++t) {
+      const int side = swap ? 1 - c : c;
+      key |= MaterialKey(popcount(pos.pieces(Color(c), PieceType(t)))) << (4 * (side * 6 + t));
+    }
+  return key;
+}
+
+MaterialKey key_of(const TableMaterial& m) {
+  MaterialKey key = 0;
+  for (int c = 0; c < 2; ++c)
+    for (int t = 0; t < 6; ++t) key |= MaterialKey(m.count(Color(c), PieceType(t))) << (4 * (c * 6 + t));
+  return key;
+}
+
+// One file, opened on first use.
+struct LazyFile {
+  std::filesystem::path path;
+  std::once_flag once;
+  std::optional<Result<SyzygyFile>> file;
+
+  const Result<SyzygyFile>& get() {
+    std::call_once(once, [&] { file.emplace(SyzygyFile::open(path)); });
+    return *file;
+  }
+};
+
+struct Entry {
+  TableMaterial material;
+  std::string name;
+  std::unique_ptr<LazyFile> wdl, dtz;
+};
+
+Dtz50 before_zeroing(Wdl50 w) {
+  switch (w) {
+    case Wdl50::kWin: return {w, 1};
+    case Wdl50::kCursedWin: return {w, 101};
+    case Wdl50::kBlessedLoss: return {w, -101};
+    case Wdl50::kLoss: return {w, -1};
+    case Wdl50::kDraw: break;
+  }
+  return {Wdl50::kDraw, 0};
+}
+
+Wdl50 negate(Wdl50 w) { return Wdl50(-int(w)); }
+
+// The result of searching the zeroing moves of a position (Syzygy's probing rule).
+struct Searched {
+  Wdl50 wdl = Wdl50::kDraw;
+  bool zeroing_best = false;  // a capture (or pawn move, when searched) achieves the value
+};
+
+}  // namespace
+
+struct SyzygyTablebase::Impl {
+  std::vector<std::unique_ptr<Entry>> entries;
+  std::unordered_map<MaterialKey, Entry*> by_key;  // both colour orientations
+  int max_men = 0;
+
+  Result<Entry*> entry(const Position& pos) const {
+    auto it = by_key.find(key_of(pos, false));
+    if (it == by_key.end()) {
+      auto m = TableMaterial::from_position(pos);
+      return make_error(ErrorCode::kUnavailable,
+                        "no Syzygy table for " + (m ? m->name() : std::string("this material")));
+    }
+    return it->second;
+  }
+
+  Result<int> table_wdl(const Position& pos) const {
+    auto e = entry(pos);
+    if (!e) return e.error();
+    const auto& file = (*e)->wdl->get();
+    if (!file) return file.error();
+    return file->wdl(pos);
+  }
+
+  // Syzygy's probing search: the value is the better of the table's and the best capture's (also
+  // the best pawn move's with `zeroing`); when every legal move was searched the table is not read
+  // (it holds no value for a position with an en-passant right).
+  Result<Searched> search(Position& pos, bool zeroing) const {
+    MoveList moves;
+    generate_legal(pos, moves);
+    int best = -3;
+    std::size_t searched = 0;
+    for (const Move m : moves) {
+      if (!pos.is_capture(m) && !(zeroing && pos.moved_piece(m).type() == PieceType::kPawn)) continue;
+      ++searched;
+      pos.do_move(m);
+      auto child = wdl_of(pos);
+      pos.undo_move(m);
+      if (!child) return child.error();
+      const int v = -int(*child);
+      if (v > best) {
+        best = v;
+        if (best == 2) return Searched{Wdl50::kWin, true};
+      }
+    }
+    const bool all_searched = searched > 0 && searched == moves.size();
+    int value = best;
+    if (!all_searched) {
+      auto stored = table_wdl(pos);
+      if (!stored) return stored.error();
+      value = *stored;
+    }
+    if (best >= value) return Searched{Wdl50(best), best > 0 || all_searched};
+    return Searched{Wdl50(value), false};
+  }
+
+  Result<Wdl50> wdl_of(Position& pos) const {
+    if (popcount(pos.pieces()) == 2) return Wdl50::kDraw;
+    auto s = search(pos, false);
+    if (!s) return s.error();
+    return s->wdl;
+  }
+
+  Result<Dtz50> dtz_of(Position& pos) const {
+    if (popcount(pos.pieces()) == 2) return Dtz50{};
+    MoveList moves;
+    generate_legal(pos, moves);
+    if (moves.empty()) return pos.in_check() ? Dtz50{Wdl50::kLoss, -1} : Dtz50{};
+    auto s = search(pos, true);
+    if (!s) return s.error();
+    if (s->wdl == Wdl50::kDraw) return Dtz50{};
+    if (s->zeroing_best) return before_zeroing(s->wdl);
+    auto e = entry(pos);
+    if (!e) return e.error();
+    if (!(*e)->dtz) return make_error(ErrorCode::kUnavailable, "no Syzygy DTZ file for " + (*e)->name);
+    const auto& file = (*e)->dtz->get();
+    if (!file) return file.error();
+    auto stored = file->dtz(pos, int(s->wdl));
+    if (!stored) return stored.error();
+    if (stored->stored) return Dtz50{s->wdl, formats::syzygy::signed_dtz(int(s->wdl), stored->plies)};
+    // The file holds the other side to move: the best move's value, one ply on.
+    std::optional<int> best;
+    for (const Move m : moves) {
+      auto v = move_value(pos, m);
+      if (!v) return v.error();
+      if ((v->dtz > 0) == (int(s->wdl) > 0) && v->dtz != 0 && (!best || v->dtz < *best)) best = v->dtz;
+    }
+    return Dtz50{s->wdl, best ? *best : -1};
+  }
+
+  // A move's WDL50 and DTZ50 for the side playing it, counted from the position before it.
+  Result<Dtz50Move> move_value(Position& pos, Move m) const {
+    Dtz50Move out;
+    out.move = m;
+    out.zeroing = pos.is_capture(m) || pos.moved_piece(m).type() == PieceType::kPawn;
+    pos.do_move(m);
+    const bool mate = pos.in_check() && !has_legal_move(pos);
+    Result<Dtz50> child = Dtz50{};
+    if (mate) {
+      child = Dtz50{Wdl50::kLoss, -1};
+    } else if (out.zeroing) {
+      auto w = wdl_of(pos);
+      if (w) child = before_zeroing(*w);
+      else child = w.error();
+    } else {
+      child = dtz_of(pos);
+    }
+    pos.undo_move(m);
+    if (!child) return child.error();
+    out.wdl = negate(child->wdl);
+    // A zeroing move's or a mate's DTZ is already the mover's ply; otherwise one ply more.
+    out.dtz = -child->dtz;
+    if (!mate && !out.zeroing && out.dtz != 0) out.dtz += out.dtz > 0 ? 1 : -1;
+    return out;
+  }
+};
+
+SyzygyTablebase::SyzygyTablebase(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+SyzygyTablebase::SyzygyTablebase(SyzygyTablebase&&) noexcept = default;
+SyzygyTablebase& SyzygyTablebase::operator=(SyzygyTablebase&&) noexcept = default;
+SyzygyTablebase::~SyzygyTablebase() = default;
+
+Result<SyzygyTablebase> SyzygyTablebase::open(const std::vector<std::filesystem::path>& dirs) {
+  auto impl = std::make_unique<Impl>();
+  std::map<std::string, Entry*> by_name;
+  for (const auto& dir : dirs) {
+    std::error_code ec;
+    std::filesystem::directory_iterator it(dir, ec);
+    if (ec) return make_error(ErrorCode::kIo, dir.string() + ": " + ec.message());
+    std::vector<std::filesystem::path> files;
+    for (; it != std::filesystem::directory_iterator(); it.increment(ec)) {
+      if (ec) return make_error(ErrorCode::kIo, dir.string() + ": " + ec.message());
+      files.push_back(it->path());
+    }
+    std::sort(files.begin(), files.end());
+    for (const auto& path : files) {
+      const std::string ext = path.extension().string();
+      if (ext != ".rtbw" && ext != ".rtbz") continue;
+      auto material = TableMaterial::from_name(path.stem().string());
+      if (!material) continue;  // not a table name: not ours to read
+      const std::string name = material->name();
+      Entry*& e = by_name[name];
+      if (!e) {
+        impl->entries.push_back(std::make_unique<Entry>());
+        e = impl->entries.back().get();
+        e->material = *material;
+        e->name = name;
+      }
+      auto& slot = ext == ".rtbw" ? e->wdl : e->dtz;
+      if (slot) continue;  // an earlier directory's file wins
+      slot = std::make_unique<LazyFile>();
+      slot->path = path;
+    }
+  }
+  for (const auto& e : impl->entries) {
+    if (!e->wdl) continue;  // a DTZ file alone answers nothing: probing needs the WDL first
+    impl->by_key.emplace(key_of(e->material), e.get());
+    impl->by_key.emplace(key_of(e->material.swapped()), e.get());
+    impl->max_men = std::max(impl->max_men, e->material.piece_count());
+  }
+  return SyzygyTablebase(std::move(impl));
+}
+
+int SyzygyTablebase::max_men() const { return impl_->max_men; }
+
+std::vector<std::string> SyzygyTablebase::materials() const {
+  std::vector<std::string> out;
+  for (const auto& e : impl_->entries)
+    if (e->wdl) out.push_back(e->name);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+bool SyzygyTablebase::has_dtz(const Position& pos) const {
+  auto e = impl_->entry(pos);
+  return e && (*e)->dtz;
+}
+
+namespace {
+Status check_probeable(const Position& pos) {
+  if (pos.castling_rights())
+    return make_error(ErrorCode::kInvalidArgument, "endgame tables hold no position with castling rights");
+  return {};
+}
+}  // namespace
+
+Result<Wdl50> SyzygyTablebase::probe_wdl(const Position& pos) const {
+  if (auto st = check_probeable(pos); !st) return st.error();
+  Position p = pos;
+  return impl_->wdl_of(p);
+}
+
+Result<Dtz50> SyzygyTablebase::probe_dtz(const Position& pos) const {
+  if (auto st = check_probeable(pos); !st) return st.error();
+  Position p = pos;
+  return impl_->dtz_of(p);
+}
+
+Result<std::vector<Dtz50Move>> SyzygyTablebase::rank_moves(const Position& pos) const {
+  if (auto st = check_probeable(pos); !st) return st.error();
+  Position p = pos;
+  std::vector<Dtz50Move> out;
+  for (const Move m : legal_moves(p)) {
+    auto v = impl_->move_value(p, m);
+    if (!v) return v.error();
+    out.push_back(*v);
+  }
+  std::stable_sort(out.begin(), out.end(), [](const Dtz50Move& a, const Dtz50Move& b) {
+    return preference(Dtz50{a.wdl, a.dtz}) > preference(Dtz50{b.wdl, b.dtz});
+  });
+  return out;
+}
+
+}  // namespace tbkit::probe

@@ -1,0 +1,424 @@
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <optional>
+#include <string>
+
+#include "chess/fen.h"
+#include "formats/syzygy_file.h"
+#include "gen/consistency.h"
+#include "gen/parallel.h"
+#include "gen/solver.h"
+#include "gen/wdl_dtz.h"
+#include "tests/model/material_util.h"
+
+using namespace tbkit::gen;
+using namespace tbkit::chess;
+using tbkit::model::testing::mat;
+
+namespace {
+
+// DTM and DTZ50 tables of `wanted` and everything they convert into.
+struct Sets {
+  TableSet dtm;
+  DtzSet dtz;
+};
+
+void solve_dtz_into(Sets& sets, const std::vector<Material>& wanted, tbb::task_arena& arena) {
+  for (const Material& m : dependency_closure(wanted)) {
+    if (sets.dtz.contains(m)) continue;
+    if (!sets.dtm.contains(m)) {
+      auto t = solve_table(m, sets.dtm, arena);
+      REQUIRE(t.ok());
+      sets.dtm.add(std::move(*t));
+    }
+    auto z = solve_dtz(*sets.dtm.find(m), sets.dtz, arena);
+    REQUIRE(z.ok());
+    sets.dtz.add(std::move(*z));
+  }
+}
+
+// The 3-4 piece tables the tests below use, solved once (2 threads) and shared by the test cases.
+const Sets& four_piece_sets() {
+  static const Sets sets = [] {
+    tbb::task_arena arena(2);
+    Sets s;
+    solve_dtz_into(s, {mat("KQvKR"), mat("KBNvK"), mat("KRvKN"), mat("KPPvK"), mat("KRvKP"), mat("KPvKP")}, arena);
+    return s;
+  }();
+  return sets;
+}
+
+bool is_zeroing_move(const Board& b, const MoveInfo& mi) {
+  return mi.kind != MoveKind::kQuiet || (b.by_type[index_of(PieceType::kPawn)] & mi.from.bb());
+}
+
+bool is_checkmate(const Board& b) { return in_check(b) && !has_legal_move(b); }
+
+// The WDL50 of a child reached by a double push that leaves an en-passant right on `ep`.
+int wdl_with_en_passant(const DtzSet& set, const Board& child, Square ep) {
+  const int without = wdl50(set.probe(child));
+  std::optional<int> best;
+  for_each_en_passant(child, ep, [&](const Board& gc) {
+    const int v = -wdl50(set.probe(gc));
+    best = best ? std::max(*best, v) : v;
+  });
+  if (!best) return without;
+  if (without == 0 && !in_check(child) && !has_legal_move(child)) return *best;
+  return std::max(without, *best);
+}
+
+// The DTZ50 that `b` must have given its successors' values in `set` (Syzygy's definition, one ply
+// deep): a zeroing move into a loss counts 1, into a blessed loss 101; another move into a loss
+// the child's distance plus one (a mate: 1); the winner takes the smallest, the loser (all of whose
+// moves lose) the largest; checkmate -1, stalemate 0.
+int dtz_from_successors(const DtzSet& set, const Board& b) {
+  std::optional<int> win, loss;
+  bool draw = false;
+  for_each_legal_move(b, [&](const Board& child, const MoveInfo& mi) {
+    int for_mover = 0, distance = 0;  // the mover's WDL50 sign and the distance of this move
+    if (is_zeroing_move(b, mi)) {
+      const int w = mi.kind == MoveKind::kDoublePush ? wdl_with_en_passant(set, child, mi.ep_square)
+                                                     : wdl50(set.probe(child));
+      for_mover = -w;
+      distance = std::abs(w) == 2 ? 1 : 101;
+    } else {
+      const int d = set.probe(child);
+      for_mover = d > 0 ? -1 : d < 0 ? 1 : 0;
+      distance = is_checkmate(child) ? 1 : std::abs(d) + 1;
+    }
+    if (for_mover > 0) win = std::min(win.value_or(distance), distance);
+    else if (for_mover < 0) loss = std::max(loss.value_or(distance), distance);
+    else draw = true;
+  });
+  if (win) return *win;
+  if (draw) return 0;
+  if (loss) return -*loss;
+  return in_check(b) ? -1 : 0;
+}
+
+struct OnePlyReport {
+  std::uint64_t checked = 0;
+  std::uint64_t failed = 0;
+  std::uint64_t wins = 0, losses = 0;
+  std::string first_failure;
+};
+
+// Checks every legal slot of `m` (both sides) against dtz_from_successors and the DTM sign.
+OnePlyReport check_one_ply(const Sets& sets, const Material& m) {
+  const DtzTable& z = *sets.dtz.find(m);
+  const SolvedTable& dtm = *sets.dtm.find(m);
+  OnePlyReport r;
+  for (int s = 0; s < 2; ++s) {
+    for (std::uint64_t i = 0; i < z.scheme.size(); ++i) {
+      Board b;
+      const bool used = z.scheme.decode(i, Color(s), b) && is_legal(b);
+      const Dtz stored = z.values[s][i];
+      if (!used) {
+        ++r.checked;
+        if (stored != kDtzIllegal && r.failed++ == 0) r.first_failure = "slot " + std::to_string(i) + " not illegal";
+        continue;
+      }
+      ++r.checked;
+      const DtmValue v = dtm.values[s][i];
+      const int expected = dtz_from_successors(sets.dtz, b);
+      const bool sign_ok = (stored > 0) == v.is_win() && (stored < 0) == v.is_loss();
+      r.wins += stored > 0;
+      r.losses += stored < 0;
+      if (stored == expected && sign_ok) continue;
+      if (r.failed++ == 0)
+        r.first_failure = board_to_fen(b) + ": stored " + std::to_string(stored) + ", successors give " +
+                          std::to_string(expected) + ", DTM " + describe(v);
+    }
+  }
+  return r;
+}
+
+Dtz probe_fen(const DtzSet& set, const char* fen) {
+  auto pos = parse_fen(fen);
+  REQUIRE(pos.ok());
+  return set.probe(board_from_position(*pos));
+}
+
+namespace sz = tbkit::formats::syzygy;
+
+struct SyzygyComparison {
+  std::uint64_t positions = 0;       // legal positions compared (both sides to move), WDL at each
+  std::uint64_t wdl_mismatches = 0;  // ours against the file's value resolved by captures (Stockfish's probe)
+  std::uint64_t wdl_stored_equal = 0;  // of those, where the stored value itself equals ours
+  std::uint64_t dtz_stored = 0;      // DTZ compared with the stored entry (the stored side, best move not zeroing)
+  std::uint64_t dtz_exact = 0;       // of those, equal
+  std::uint64_t dtz_one_less = 0;    // of those, the file one ply less (stored in moves)
+  std::uint64_t dtz_zeroing = 0;     // best move zeroes (a don't-care in the file): ours must be 1 or 101
+  std::uint64_t dtz_mismatches = 0;
+  std::string first_failure;
+
+  void add(const SyzygyComparison& o) {
+    positions += o.positions;
+    wdl_mismatches += o.wdl_mismatches;
+    wdl_stored_equal += o.wdl_stored_equal;
+    dtz_stored += o.dtz_stored;
+    dtz_exact += o.dtz_exact;
+    dtz_one_less += o.dtz_one_less;
+    dtz_zeroing += o.dtz_zeroing;
+    if (first_failure.empty()) first_failure = o.first_failure;
+    dtz_mismatches += o.dtz_mismatches;
+  }
+};
+
+// Compares every legal slot of `m` (no en-passant right: our slots have none) with Syzygy's files,
+// resolving don't-cares as Stockfish's probe_wdl and probe_dtz do: the WDL is the stored value
+// unless a capture is at least as good (or every move captures); the DTZ entry counts where the best
+// zeroing move (capture or pawn move) does not already give a win, or where every move zeroes.
+SyzygyComparison compare_with_syzygy(const DtzSet& set, const Material& m, const sz::SyzygyFile& wdl_file,
+                                     const sz::SyzygyFile* dtz_file, tbb::task_arena& arena) {
+  const DtzTable& table = *set.find(m);
+  constexpr std::uint64_t kChunk = 1 << 12;
+  const std::uint64_t per_side = (table.scheme.size() + kChunk - 1) / kChunk;
+  std::vector<SyzygyComparison> parts(2 * per_side);
+  parallel_side_chunks(arena, table.scheme.size(), kChunk, [&](int s, std::uint64_t first, std::uint64_t last, std::uint64_t c) {
+    SyzygyComparison& r = parts[c];
+    auto fail = [&](const Board& b, const std::string& what) {
+      if (r.first_failure.empty()) r.first_failure = board_to_fen(b) + ": " + what;
+    };
+    SlotBoards boards(table.scheme, Color(s));
+    for (std::uint64_t i = first; i < last; ++i) {
+      const Board* b = boards.at(i);
+      if (!b || !is_legal(*b)) continue;
+      auto pos = board_to_position(*b);
+      if (!pos.ok()) {
+        fail(*b, "no position");
+        ++r.wdl_mismatches;
+        continue;
+      }
+      ++r.positions;
+      const int ours = table.values[s][i];
+      const int our_wdl = wdl50(ours);
+      int best_capture = -2, best_zeroing = -2, moves = 0, captures = 0, zeroing = 0;
+      const int men = popcount(b->occupied());
+      for_each_legal_move(*b, [&](const Board& child, const MoveInfo& mi) {
+        ++moves;
+        if (!is_zeroing_move(*b, mi)) return;
+        const int v = -(mi.kind == MoveKind::kDoublePush ? wdl_with_en_passant(set, child, mi.ep_square)
+                                                         : wdl50(set.probe(child)));
+        ++zeroing;
+        best_zeroing = std::max(best_zeroing, v);
+        if (popcount(child.occupied()) < men) {
+          ++captures;
+          best_capture = std::max(best_capture, v);
+        }
+      });
+      auto stored = wdl_file.wdl(*pos);
+      if (!stored.ok()) {
+        fail(*b, stored.error().message);
+        ++r.wdl_mismatches;
+        continue;
+      }
+      r.wdl_stored_equal += *stored == our_wdl;
+      const int resolved = captures > 0 && captures == moves ? best_capture : std::max(best_capture, *stored);
+      if (resolved != our_wdl) {
+        if (r.wdl_mismatches++ == 0)
+          fail(*b, "WDL ours " + std::to_string(our_wdl) + ", Syzygy " + std::to_string(resolved));
+        continue;
+      }
+      if (!dtz_file || our_wdl == 0) continue;
+      const bool all_zeroing = zeroing > 0 && zeroing == moves;
+      if (best_zeroing >= our_wdl && (best_zeroing > 0 || all_zeroing)) {
+        // Stockfish answers dtz_before_zeroing: 1 or 101 for the winner, -1 or -101 for the loser.
+        ++r.dtz_zeroing;
+        const int expected = our_wdl == 2 ? 1 : our_wdl == 1 ? 101 : our_wdl == -1 ? -101 : -1;
+        if (ours != expected && r.dtz_mismatches++ == 0)
+          fail(*b, "zeroing best move: ours " + std::to_string(ours) + ", expected " + std::to_string(expected));
+        continue;
+      }
+      auto entry = dtz_file->dtz(*pos, our_wdl);
+      if (!entry.ok()) {
+        fail(*b, entry.error().message);
+        ++r.dtz_mismatches;
+        continue;
+      }
+      if (!entry->stored) continue;
+      ++r.dtz_stored;
+      const int theirs = sz::signed_dtz(our_wdl, entry->plies);
+      if (theirs == ours) {
+        ++r.dtz_exact;
+      } else if (theirs == ours - (ours > 0 ? 1 : -1) && std::abs(ours) % 2 == 0) {
+        // Stored in moves (the class has no ply flag): an even distance d reads back as d - 1, the
+        // "off by one" of Stockfish's probe_dtz.
+        ++r.dtz_one_less;
+      } else if (r.dtz_mismatches++ == 0) {
+        fail(*b, "DTZ ours " + std::to_string(ours) + ", Syzygy " + std::to_string(theirs));
+      }
+    }
+  });
+  SyzygyComparison total;
+  for (const auto& p : parts) total.add(p);
+  return total;
+}
+
+}  // namespace
+
+TEST_CASE("wdl50 classifies distances at the 50-move boundary", "[gen][dtz]") {
+  CHECK(wdl50(0) == 0);
+  CHECK(wdl50(1) == 2);
+  CHECK(wdl50(100) == 2);
+  CHECK(wdl50(101) == 1);
+  CHECK(wdl50(-1) == -2);
+  CHECK(wdl50(-100) == -2);
+  CHECK(wdl50(-101) == -1);
+}
+
+TEST_CASE("DTZ50 of every position agrees one ply deep with its successors", "[gen][dtz]") {
+  const Sets& sets = four_piece_sets();
+  const std::vector<Material> tables = {mat("KQvK"),  mat("KRvK"),  mat("KPvK"),  mat("KBNvK"), mat("KQvKR"),
+                                        mat("KRvKN"), mat("KPPvK"), mat("KRvKP"), mat("KPvKP")};
+  for (const Material& m : tables) {
+    INFO(m.name());
+    const OnePlyReport r = check_one_ply(sets, m);
+    INFO(r.first_failure);
+    CHECK(r.failed == 0);
+    CHECK(r.checked == 2 * sets.dtz.find(m)->scheme.size());
+    CHECK(r.wins > 0);
+    CHECK(r.losses > 0);
+  }
+}
+
+TEST_CASE("DTZ50 of known positions", "[gen][dtz]") {
+  const Sets& sets = four_piece_sets();
+  // Checkmated: -1; mate in one: 1; a stalemate and bare kings: 0.
+  CHECK(probe_fen(sets.dtz, "k7/1Q6/1K6/8/8/8/8/8 b - - 0 1") == -1);
+  CHECK(probe_fen(sets.dtz, "k7/8/1K6/8/8/8/8/2Q5 w - - 0 1") == 1);
+  CHECK(probe_fen(sets.dtz, "k7/2Q5/1K6/8/8/8/8/8 b - - 0 1") == 0);
+  CHECK(probe_fen(sets.dtz, "k7/8/1K6/8/8/8/8/8 b - - 0 1") == 0);
+  // A promotion zeroes: White to move promotes at once (1 ply); Black's every king move allows it (2).
+  CHECK(probe_fen(sets.dtz, "7k/4P3/4K3/8/8/8/8/8 w - - 0 1") == 1);
+  CHECK(probe_fen(sets.dtz, "7k/4P3/4K3/8/8/8/8/8 b - - 0 1") == -2);
+  // The colour-flipped material is served by the same table.
+  CHECK(probe_fen(sets.dtz, "8/8/8/8/8/4k3/4p3/7K b - - 0 1") == 1);
+}
+
+TEST_CASE("DTZ50 tables are identical with 1 and 2 threads", "[gen][dtz][threads]") {
+  const Sets& sets = four_piece_sets();
+  tbb::task_arena arena1(1), arena2(2);
+  for (const char* name : {"KPvKP", "KRvKN", "KRvKP"}) {
+    INFO(name);
+    const SolvedTable& dtm = *sets.dtm.find(mat(name));
+    auto one = solve_dtz(dtm, sets.dtz, arena1);
+    auto two = solve_dtz(dtm, sets.dtz, arena2);
+    REQUIRE(one.ok());
+    REQUIRE(two.ok());
+    CHECK((*one)->values[0] == (*two)->values[0]);
+    CHECK((*one)->values[1] == (*two)->values[1]);
+    CHECK((*one)->values[0] == sets.dtz.find(mat(name))->values[0]);
+    CHECK(!(*one)->values[0].empty());
+  }
+}
+
+TEST_CASE("solve_dtz names a missing subtable", "[gen][dtz]") {
+  tbb::task_arena arena(1);
+  TableSet dtm;
+  auto t = solve_table(mat("KQvK"), dtm, arena);
+  REQUIRE(t.ok());
+  dtm.add(std::move(*t));
+  auto kqkr = solve_table(mat("KQvKR"), dtm, arena);
+  CHECK(!kqkr.ok());  // needs KRvK's DTM first
+  auto r = solve_table(mat("KRvK"), dtm, arena);
+  REQUIRE(r.ok());
+  dtm.add(std::move(*r));
+  auto full = solve_table(mat("KQvKR"), dtm, arena);
+  REQUIRE(full.ok());
+  DtzSet empty;
+  auto z = solve_dtz(**full, empty, arena);
+  REQUIRE(!z.ok());
+  CHECK(z.error().code == tbkit::ErrorCode::kUnavailable);
+  CHECK(z.error().message.find("KQvK") != std::string::npos);
+}
+
+namespace {
+
+// Solves the fixtures' materials and compares each with its official files in `dir`; returns the
+// positions compared.
+std::uint64_t check_against_syzygy(const std::filesystem::path& dir, const std::vector<Material>& tables) {
+  tbb::task_arena arena(2);
+  Sets sets = four_piece_sets();
+  solve_dtz_into(sets, tables, arena);
+  std::uint64_t compared = 0;
+  for (const Material& m : tables) {
+    INFO(m.name());
+    auto wdl_file = sz::SyzygyFile::open(dir / (m.name() + ".rtbw"));
+    REQUIRE(wdl_file.ok());
+    std::optional<sz::SyzygyFile> dtz_file;
+    if (std::filesystem::exists(dir / (m.name() + ".rtbz"))) {
+      auto z = sz::SyzygyFile::open(dir / (m.name() + ".rtbz"));
+      REQUIRE(z.ok());
+      dtz_file = std::move(*z);
+    }
+    const auto start = std::chrono::steady_clock::now();
+    const SyzygyComparison r = compare_with_syzygy(sets.dtz, m, *wdl_file, dtz_file ? &*dtz_file : nullptr, arena);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    INFO(r.first_failure);
+    CAPTURE(r.positions, r.wdl_stored_equal, r.dtz_stored, r.dtz_exact, r.dtz_one_less, r.dtz_zeroing, seconds);
+    CHECK(r.wdl_mismatches == 0);
+    CHECK(r.dtz_mismatches == 0);
+    CHECK(r.positions > 0);
+    // Tables with a win somewhere store some DTZ (KNvK and KBvK are all draws).
+    if (dtz_file && r.wdl_stored_equal > 0 && m.pawns() + m.count(Color::kWhite, PieceType::kQueen) +
+                                                      m.count(Color::kWhite, PieceType::kRook) > 0)
+      CHECK(r.dtz_stored > 0);
+    compared += r.positions;
+  }
+  return compared;
+}
+
+}  // namespace
+
+TEST_CASE("WDL50 and DTZ50 agree with the official Syzygy fixtures", "[gen][dtz][syzygy]") {
+  const std::filesystem::path dir = TBKIT_DATA_DIR "/tablebases/syzygy";
+  const std::vector<Material> tables = {mat("KQvK"),  mat("KRvK"),  mat("KPvK"),  mat("KNvK"),  mat("KBvK"),
+                                        mat("KPPvK"), mat("KPvKP"), mat("KQvKR"), mat("KBNvK"), mat("KRvKP")};
+  CHECK(check_against_syzygy(dir, tables) > 1000000);
+}
+
+// A full set's check, for a developer with the official 3-4 piece files (not a ctest: hidden, and
+// the directory comes from TBKIT_SYZYGY_FULL).
+TEST_CASE("WDL50 and DTZ50 agree with a full official 3-4 piece Syzygy set", "[.][gen][dtz][syzygy-full]") {
+  const char* dir = std::getenv("TBKIT_SYZYGY_FULL");
+  REQUIRE(dir != nullptr);
+  CHECK(check_against_syzygy(dir, all_materials(4)) > 1000000);
+}
+
+// Times the DTM solve and the DTZ50 pass of each table of TBKIT_DTZ_BENCH (names separated by
+// commas, default KQvKR,KBNvK,KRvKP,KPvKP) and their dependencies, one thread each (not a ctest).
+TEST_CASE("DTZ50 pass time against the DTM solve", "[.][gen][dtz][dtz-bench]") {
+  const char* env = std::getenv("TBKIT_DTZ_BENCH");
+  std::string names = env ? env : "KQvKR,KBNvK,KRvKP,KPvKP";
+  std::vector<Material> wanted;
+  for (std::size_t at = 0; at <= names.size();) {
+    const std::size_t comma = std::min(names.find(',', at), names.size());
+    wanted.push_back(mat(names.substr(at, comma - at).c_str()));
+    at = comma + 1;
+  }
+  tbb::task_arena arena(1);
+  Sets sets;
+  double dtm_total = 0, dtz_total = 0;
+  for (const Material& m : dependency_closure(wanted)) {
+    const auto t0 = std::chrono::steady_clock::now();
+    auto t = solve_table(m, sets.dtm, arena);
+    REQUIRE(t.ok());
+    const auto t1 = std::chrono::steady_clock::now();
+    auto z = solve_dtz(**t, sets.dtz, arena);
+    REQUIRE(z.ok());
+    const auto t2 = std::chrono::steady_clock::now();
+    const double dtm = std::chrono::duration<double>(t1 - t0).count(), dtz = std::chrono::duration<double>(t2 - t1).count();
+    dtm_total += dtm;
+    dtz_total += dtz;
+    WARN(m.name() << ": DTM " << dtm << " s, DTZ50 " << dtz << " s, ratio " << dtz / dtm);
+    sets.dtm.add(std::move(*t));
+    sets.dtz.add(std::move(*z));
+  }
+  WARN("all: DTM " << dtm_total << " s, DTZ50 " << dtz_total << " s, ratio " << dtz_total / dtm_total);
+  CHECK(dtz_total > 0);
+}

@@ -1,0 +1,38 @@
+// Comparison of our WDL50/DTZ50 tables with Syzygy files read through the probe library: every
+// legal position of both sides to move (no en-passant right), probed as an engine probes (captures
+// searched, the unstored DTZ side by one ply). For scripts/verify-syzygy and the tests.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <tbb/task_arena.h>
+
+#include "gen/wdl_dtz.h"
+#include "probe/syzygy_tablebase.h"
+
+namespace tbkit::testing {
+
+struct SyzygyComparison {
+  std::uint64_t positions = 0;      // legal positions compared (both sides)
+  std::uint64_t wdl_mismatches = 0;
+  std::uint64_t dtz_compared = 0;   // positions whose DTZ was compared (a DTZ file was present)
+  std::uint64_t dtz_exact = 0;
+  std::uint64_t dtz_rounded = 0;    // one ply off ours (the file stores the class in moves)
+  std::uint64_t dtz_mismatches = 0;
+  std::uint64_t errors = 0;         // probes that failed
+  std::vector<std::string> examples;  // the first few disagreements, with FENs (lowest index first)
+
+  [[nodiscard]] bool passed() const {
+    return positions > 0 && wdl_mismatches == 0 && dtz_mismatches == 0 && errors == 0;
+  }
+};
+
+// Compares `table` with the files of its material in `tb`. DTZ is compared when `tb` holds the
+// material's DTZ file. `rounding`: accept a DTZ one ply off ours, same sign (Syzygy's files store
+// some classes in moves); without it only exact DTZ values pass.
+[[nodiscard]] SyzygyComparison compare_with_syzygy(const gen::DtzTable& table, const probe::SyzygyTablebase& tb,
+                                                   tbb::task_arena& arena, bool rounding = true);
+
+}  // namespace tbkit::testing
