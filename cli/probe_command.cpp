@@ -191,8 +191,9 @@ int probe_one(const probe::Tablebase& tb, const probe::SyzygyTablebase& sz, cons
     line = std::move(*l);
   }
   const std::string fen = chess::to_fen(p);
-  std::string words = verdict(p, *value);
-  if (fifty) words += "; under the 50-move rule " + fifty_words(fifty->value);
+  const std::string fifty_text = fifty ? "; under the 50-move rule " + fifty_words(fifty->value) : "";
+  const std::string dtm_plies = value->plies() > 0 ? " (" + std::to_string(value->plies()) + " plies)" : "";
+  const std::string words = verdict(p, *value) + fifty_text;
   if (o.json) {
     std::ostringstream out;
     out << "{\"fen\": " << json_string(fen) << ", \"side_to_move\": \""
@@ -230,8 +231,7 @@ int probe_one(const probe::Tablebase& tb, const probe::SyzygyTablebase& sz, cons
     out << "}\n";
     std::cout << out.str();
   } else if (batch) {
-    std::cout << fen << ": " << words;
-    if (value->plies() > 0) std::cout << " (" << value->plies() << " plies)";
+    std::cout << fen << ": " << verdict(p, *value) << dtm_plies << fifty_text;
     if (!ranked->empty()) std::cout << "; best " << chess::to_san(p, ranked->front().move);
     if (line) std::cout << "; line " << (line->ok ? "checked" : "FAILED: " + line->problem);
     std::cout << '\n';
@@ -239,9 +239,7 @@ int probe_one(const probe::Tablebase& tb, const probe::SyzygyTablebase& sz, cons
     std::ostringstream out;
     out << board_text(p) << '\n';
     out << "FEN:     " << fen << '\n';
-    out << "Verdict: " << words;
-    if (value->plies() > 0) out << " (" << value->plies() << " plies)";
-    out << '\n';
+    out << "Verdict: " << verdict(p, *value) << dtm_plies << fifty_text << '\n';
     out << "Moves:   " << ranked->size() << ", best first\n";
     for (const auto& r : *ranked) {
       const std::string san = chess::to_san(p, r.move);

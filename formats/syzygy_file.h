@@ -34,7 +34,7 @@ inline constexpr std::uint8_t kFlagSingleValue = 128;  // every index holds the 
 struct DtzEntry {
   bool stored = false;  // false: the file holds the other side to move; plies is then 0
   // Distance to zeroing in plies as Syzygy's readers convert it (value map, then moves doubled unless
-  // the WDL class is stored in plies, plus one): >= 1, may be one more than the truth where the file
+  // the WDL class is stored in plies, plus one): >= 1, may be one less than the truth where the file
   // stores moves. Not signed, no +100 for cursed wins / blessed losses (see signed_dtz).
   int plies = 0;
 };

@@ -23,9 +23,9 @@ enum class Wdl50 : int { kLoss = -2, kBlessedLoss = -1, kDraw = 0, kCursedWin = 
 
 // Syzygy's signed DTZ50 for the side to move: plies to the next zeroing move (capture or pawn move)
 // or mate in optimal 50-move play, positive when winning, negative when losing, 0 for draws; cursed
-// wins and blessed losses add 100 to the magnitude. Where a file stores moves instead of plies the
-// value may be one ply longer than the truth (Syzygy's rounding, docs/formats/syzygy.md); for a
-// win it never crosses 100.
+// wins and blessed losses add 100 to the magnitude. Where a file stores moves instead of plies an
+// even distance reads one ply shorter than the truth (Syzygy's rounding, docs/wdl50.md); a caller
+// counting against the 50-move clock keeps one ply spare. The verdict is never affected.
 struct Dtz50 {
   Wdl50 wdl = Wdl50::kDraw;
   int dtz = 0;

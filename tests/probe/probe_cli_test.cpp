@@ -48,7 +48,8 @@ TEST_CASE("tbkit probe --json", "[probe][cli]") {
   CHECK(r.exit_code == 0);
   CHECK_THAT(r.out, Catch::StartsWith("{\"fen\": \"8/8/8/5k2/8/8/1Q6/K7 w - - 0 1\", \"side_to_move\": \"white\", "
                                       "\"result\": \"win\", \"dtm_plies\": 19, \"mate_in_moves\": 10, "
-                                      "\"verdict\": \"White mates in 10\", \"moves\": [{\"san\": \"Kb1\""));
+                                      "\"verdict\": \"White mates in 10\", \"wdl50\": null, \"dtz50\": null, "
+                                      "\"moves\": [{\"san\": \"Kb1\""));
   CHECK_THAT(r.out, Catch::Contains("{\"san\": \"Qf6+\", \"uci\": \"b2f6\", \"result\": \"draw\", \"dtm_plies\": 0}]"));
   CHECK_THAT(r.out, Catch::Contains("\"checked\": true}}\n"));
 }
@@ -113,4 +114,23 @@ TEST_CASE("tbkit probe: a cache size out of range or beyond the machine's memory
     CHECK(r.exit_code == 0);
     CHECK_THAT(r.out, Catch::Contains("Verdict: White mates in 10 (19 plies)"));
   }
+}
+
+TEST_CASE("tbkit probe: the 50-move rule's values beside DTM and a line that follows DTZ50", "[probe][cli][syzygy]") {
+  // The official Syzygy fixtures beside our DTM tables.
+  const std::string dirs = kDir + " -d " + TBKIT_DATA_DIR + "/tablebases/syzygy";
+  auto r = run_tbkit("probe '8/8/8/5k2/8/8/1Q6/K7 w - - 0 1'" + dirs);
+  CHECK(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::Contains("Verdict: White mates in 10 (19 plies); under the 50-move rule a win: DTZ 19"));
+  CHECK_THAT(r.out, Catch::Contains("draw                          draw"));  // Qf6+ loses the queen
+  auto line = run_tbkit("probe '8/8/8/5k2/8/8/1Q6/K7 w - - 0 1' --line --follow dtz" + dirs);
+  CHECK(line.exit_code == 0);
+  CHECK_THAT(line.out, Catch::Contains("Checked: checkmate after 19 plies"));
+  auto json = run_tbkit("probe '8/8/8/1k6/8/8/K5P1/8 w - - 0 1' --json" + dirs);
+  CHECK(json.exit_code == 0);
+  CHECK_THAT(json.out, Catch::Contains("\"dtm_plies\": 55"));
+  CHECK_THAT(json.out, Catch::Contains("\"wdl50\": \"win\", \"dtz50\": 19"));
+  // Without a DTZ file the line cannot follow DTZ50.
+  auto none = run_tbkit("probe '8/8/8/5k2/8/8/1R6/K7 w - - 0 1' --line --follow dtz" + kDir);
+  CHECK(none.exit_code == 5);
 }
