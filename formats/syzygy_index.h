@@ -1,7 +1,6 @@
 // Syzygy's position index (WDL50/DTZ50 files, .rtbw/.rtbz): the table's material, the piece order and
 // grouping stored in a file header, and the mapping between placements and indices in both directions.
-// Everything here is a pure value: thread-safe to share. (docs/formats/syzygy.md, the field tables, is
-// still to be written; the facts come from Syzygy's generator and readers.)
+// Everything here is a pure value: thread-safe to share. Field tables: docs/formats/syzygy.md.
 //
 // Vocabulary:
 // - Table orientation: the table's "white" is the first side of its name (KQvKR: K+Q). A position whose
