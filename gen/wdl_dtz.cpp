@@ -57,7 +57,7 @@ namespace {
 constexpr Dtz kIllegal = kDtzIllegal;
 constexpr Dtz kLossOpen = kDtzIllegal + 1;
 constexpr Dtz kWinOpen = std::numeric_limits<Dtz>::max();
-constexpr int kMaxDistance = 32000;
+[[maybe_unused]] constexpr int kMaxDistance = 32000;
 // A zeroing move into a blessed loss (or, for the loser, into a cursed win).
 constexpr int kCursedExit = 101;
 

@@ -273,8 +273,8 @@ TEST_CASE("wdl50 classifies distances at the 50-move boundary", "[gen][dtz]") {
 
 TEST_CASE("DTZ50 of every position agrees one ply deep with its successors", "[gen][dtz]") {
   const Sets& sets = four_piece_sets();
-  const std::vector<Material> tables = {mat("KQvK"),  mat("KRvK"),  mat("KPvK"),  mat("KBNvK"), mat("KQvKR"),
-                                        mat("KRvKN"), mat("KPPvK"), mat("KRvKP"), mat("KPvKP")};
+  // (KBNvK, KQvKR, KPPvK and KRvKP too by scripts/verify-syzygy, against the official files.)
+  const std::vector<Material> tables = {mat("KQvK"), mat("KRvK"), mat("KPvK"), mat("KRvKN"), mat("KPvKP")};
   for (const Material& m : tables) {
     INFO(m.name());
     const OnePlyReport r = check_one_ply(sets, m);
@@ -303,7 +303,7 @@ TEST_CASE("DTZ50 of known positions", "[gen][dtz]") {
 TEST_CASE("DTZ50 tables are identical with 1 and 2 threads", "[gen][dtz][threads]") {
   const Sets& sets = four_piece_sets();
   tbb::task_arena arena1(1), arena2(2);
-  for (const char* name : {"KPvKP", "KRvKN", "KRvKP"}) {
+  for (const char* name : {"KPvKP", "KRvKN"}) {
     INFO(name);
     const SolvedTable& dtm = *sets.dtm.find(mat(name));
     auto one = solve_dtz(dtm, sets.dtz, arena1);
