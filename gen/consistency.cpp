@@ -12,6 +12,21 @@
 
 namespace tbkit::gen {
 
+namespace {
+
+// The chunks' reports as one, in chunk order: the first failure is the lowest chunk's.
+ConsistencyReport merged(const std::vector<ConsistencyReport>& parts) {
+  ConsistencyReport report;
+  for (const auto& part : parts) {
+    report.checked += part.checked;
+    if (part.failed && !report.failed) report.first_failure = part.first_failure;
+    report.failed += part.failed;
+  }
+  return report;
+}
+
+}  // namespace
+
 DtmValue value_from_successors(const TableSet& tables, const Board& b, const SolvedTable* own) {
   std::optional<DtmValue> best;
   for_each_legal_move(b, [&](const Board& child, const MoveInfo& mi) {
@@ -56,13 +71,7 @@ ConsistencyReport check_consistency(const SolvedTable& table, const TableSet& ta
     }
     if (progress) progress(done.fetch_add(last - first, std::memory_order_relaxed) + (last - first), 2 * table.scheme.size());
   });
-  ConsistencyReport report;
-  for (const auto& part : parts) {
-    report.checked += part.checked;
-    if (part.failed && !report.failed) report.first_failure = part.first_failure;
-    report.failed += part.failed;
-  }
-  return report;
+  return merged(parts);
 }
 
 int dtz_from_successors(const DtzTable& table, const DtzSet& subtables, const Board& b) {
@@ -117,13 +126,7 @@ ConsistencyReport check_dtz_consistency(const DtzTable& table, const SolvedTable
                              std::to_string(expected) + ", DTM " + describe(v);
     }
   });
-  ConsistencyReport report;
-  for (const auto& part : parts) {
-    report.checked += part.checked;
-    if (part.failed && !report.failed) report.first_failure = part.first_failure;
-    report.failed += part.failed;
-  }
-  return report;
+  return merged(parts);
 }
 
 }  // namespace tbkit::gen
