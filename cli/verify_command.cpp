@@ -1,4 +1,5 @@
-// tbkit verify: checks table files: block checksums, then every position against its successors.
+// tbkit verify: checks table files: block checksums, then every position against its successors;
+// Syzygy files (.rtbw, .rtbz): their structure and embedded checksum.
 #include <unistd.h>
 
 #include <algorithm>
@@ -12,9 +13,11 @@
 #include "cli/common.h"
 #include "cli/interrupt.h"
 #include "cli/run_progress.h"
+#include "formats/syzygy_file.h"
 #include "formats/table_file.h"
 #include "gen/consistency.h"
 #include "gen/run.h"
+#include "gen/syzygy_output.h"
 #include "model/index_scheme.h"
 #include "model/material.h"
 #include "player/openings.h"
@@ -44,7 +47,12 @@ struct VerifyOptions {
   bool quiet = false;           // -q: no progress line
 };
 
-// The table files named: files as given, directories expanded to their *.dtm files (sorted).
+bool is_syzygy_file(const std::filesystem::path& p) {
+  return p.extension() == gen::kWdlExtension || p.extension() == gen::kDtzExtension;
+}
+
+// The table files named: files as given, directories expanded to their *.dtm, *.rtbw and *.rtbz
+// files (sorted).
 Result<std::vector<std::filesystem::path>> collect_files(const std::vector<std::string>& paths) {
   std::vector<std::filesystem::path> out;
   for (const auto& p : paths.empty() ? std::vector<std::string>{"."} : paths) {
@@ -52,7 +60,8 @@ Result<std::vector<std::filesystem::path>> collect_files(const std::vector<std::
     if (std::filesystem::is_directory(p, ec)) {
       std::vector<std::filesystem::path> found;
       for (const auto& entry : std::filesystem::directory_iterator(p, ec))
-        if (entry.path().extension() == gen::kTableExtension) found.push_back(entry.path());
+        if (entry.path().extension() == gen::kTableExtension || is_syzygy_file(entry.path()))
+          found.push_back(entry.path());
       if (ec) return make_error(ErrorCode::kIo, p + ": cannot list directory: " + ec.message());
       std::sort(found.begin(), found.end());
       out.insert(out.end(), found.begin(), found.end());
@@ -120,6 +129,25 @@ bool verify_file(const std::filesystem::path& path, tbb::task_arena& arena, gen:
   progress.finished();
   std::printf("ok   %s: %s, %llu positions consistent\n", path.string().c_str(), material->name().c_str(),
               static_cast<unsigned long long>(report.checked));
+  std::fflush(stdout);
+  return true;
+}
+
+// Checks one Syzygy file: its structure as the reader validates it when opening (header, piece
+// orders, compression records, Huffman codes, pair trees, value maps, sizes), then the 16-byte
+// checksum it ends with, over the whole file. Prints its line; returns true when it passes.
+bool verify_syzygy_file(const std::filesystem::path& path) {
+  auto fail = [&](const std::string& why) {
+    std::printf("FAIL %s: %s\n", path.string().c_str(), why.c_str());
+    std::fflush(stdout);
+    return false;
+  };
+  auto file = formats::syzygy::SyzygyFile::open(path);
+  if (!file) return fail(file.error().message);
+  if (Status st = file->verify_checksum(); !st) return fail(st.error().message);
+  const bool wdl = file->kind() == formats::syzygy::TableKind::kWdl;
+  std::printf("ok   %s: %s, Syzygy %s, checksum matches\n", path.string().c_str(),
+              path.stem().string().c_str(), wdl ? "WDL50" : "DTZ50");
   std::fflush(stdout);
   return true;
 }
@@ -419,7 +447,8 @@ int run_verify(const VerifyOptions& o) {
   }
   auto files = collect_files(o.paths);
   if (!files) return report(files.error());
-  if (files->empty()) return report(make_error(ErrorCode::kUnavailable, "verify: no *.dtm table files found"));
+  if (files->empty())
+    return report(make_error(ErrorCode::kUnavailable, "verify: no table files (*.dtm, *.rtbw, *.rtbz) found"));
   tbb::task_arena arena(o.threads > 0 ? o.threads : int(std::max(1U, std::thread::hardware_concurrency())));
   int passed = 0, failed = 0;
   // What each file needs in memory: its tables and those it converts into (by its name).
@@ -438,6 +467,13 @@ int run_verify(const VerifyOptions& o) {
   TablesProgress progress(*files, !o.quiet && isatty(STDERR_FILENO));
   for (std::size_t i = 0; i < files->size(); ++i) {
     const std::filesystem::path& f = (*files)[i];
+    if (is_syzygy_file(f)) {
+      progress.start(i);
+      const bool ok = verify_syzygy_file(f);
+      progress.finished();
+      (ok ? passed : failed)++;
+      continue;
+    }
     if (f.parent_path() != shared_dir) {
       shared = gen::TableSet{};
       shared_dir = f.parent_path();
@@ -454,7 +490,8 @@ int run_verify(const VerifyOptions& o) {
 void add_verify_command(CLI::App& app, int& exit_code) {
   auto opts = std::make_shared<VerifyOptions>();
   auto* cmd = app.add_subcommand("verify", "Check table files: checksums, then every position against its successors");
-  cmd->add_option("paths", opts->paths, "Table files or directories of *.dtm files (default: current directory)");
+  cmd->add_option("paths", opts->paths,
+                  "Table files or directories of *.dtm, *.rtbw and *.rtbz files (default: current directory)");
   cmd->add_option("-t,--threads", opts->threads, "Worker threads (default: all cores)")->check(CLI::Range(1, 1024));
   cmd->add_option("--play", opts->play,
                   "Instead: play N random won positions out by the tables (winner fastest, loser longest; with\n"
@@ -483,6 +520,8 @@ void add_verify_command(CLI::App& app, int& exit_code) {
   cmd->footer(
       "Each position's stored value must equal the best value over its moves, with captures and\n"
       "promotions looked up in the other tables (which must sit in the same directory).\n"
+      "Syzygy files (*.rtbw, *.rtbz) are checked as the reader validates them, then by the checksum\n"
+      "they end with.\n"
       "Prints one line per table, then 'N passed, N failed'. On a terminal, a progress line on\n"
       "stderr shows each table's place, phase and share checked, its ETA and the run's (-q: none).\n"
       "For one-side (--sides one) tables, the tables they convert into are expanded into a private\n"

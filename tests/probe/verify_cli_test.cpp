@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <string>
@@ -121,4 +122,41 @@ TEST_CASE("stats shows its phase on a terminal, and -q silences it", "[probe][cl
        "KRvKP: reading KQvK (4 of 9 it converts into), expanding KQvK, 100% of ",
        "KRvKP: rebuilding its other side, 100% of ", "KRvKP: counting"});
   CHECK(shown.find("[1/1]") == std::string::npos);  // one table: no place in a run
+}
+
+TEST_CASE("verify checks Syzygy files: the official ones pass, a changed byte fails naming the file", "[probe][cli][syzygy]") {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("tbkit-verify-syzygy-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const fs::path official = fs::path(TBKIT_DATA_DIR) / "tablebases" / "syzygy";
+  for (const char* name : {"KQvK.rtbw", "KQvK.rtbz", "KPvKP.rtbw", "KPvKP.rtbz"})
+    fs::copy_file(official / name, dir / name);
+
+  const auto good = tbkit::testing::run_tbkit("verify -q " + dir.string());
+  INFO(good.out << good.err);
+  CHECK(good.exit_code == 0);
+  CHECK_THAT(good.out, Catch::Contains((dir / "KQvK.rtbw").string() + ": KQvK, Syzygy WDL50, checksum matches"));
+  CHECK_THAT(good.out, Catch::Contains((dir / "KPvKP.rtbz").string() + ": KPvKP, Syzygy DTZ50, checksum matches"));
+  CHECK_THAT(good.out, Catch::Contains("4 passed, 0 failed"));
+
+  // One bit of the compressed data changed (just before the 16-byte checksum): the structure still
+  // validates, the checksum does not.
+  const fs::path bad = dir / "KPvKP.rtbw";
+  std::string bytes = tbkit::testing::read_file(bad);
+  REQUIRE(bytes.size() > 64);
+  bytes[bytes.size() - 17] = char(bytes[bytes.size() - 17] ^ 0x10);
+  {
+    std::FILE* f = std::fopen(bad.c_str(), "wb");
+    REQUIRE(f);
+    REQUIRE(std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size());
+    std::fclose(f);
+  }
+  const auto changed = tbkit::testing::run_tbkit("verify -q " + dir.string());
+  INFO(changed.out << changed.err);
+  CHECK(changed.exit_code == 1);
+  CHECK_THAT(changed.out, Catch::Contains("FAIL " + bad.string() + ": "));
+  CHECK_THAT(changed.out, Catch::Contains("checksum mismatch"));
+  CHECK_THAT(changed.out, Catch::Contains("3 passed, 1 failed"));
+  fs::remove_all(dir);
 }
