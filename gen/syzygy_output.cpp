@@ -185,9 +185,20 @@ namespace {
 Status for_each_dtz_table(const std::filesystem::path& dir, const std::vector<Material>& plan,
                           const std::function<bool(std::size_t)>& wanted, tbb::task_arena& arena,
                           const std::function<Status(std::size_t, std::shared_ptr<DtzTable>, const DtzSet&, double)>& visit) {
+  // The tables solved: the wanted ones and, transitively, those they convert into (the plan lists
+  // each table after those it converts into).
+  std::vector<bool> solved(plan.size());
+  for (std::size_t j = plan.size(); j-- > 0;) {
+    solved[j] = wanted(j);
+    for (std::size_t i = j + 1; i < plan.size() && !solved[j]; ++i) {
+      if (!solved[i]) continue;
+      const auto conv = plan[i].conversions();
+      solved[j] = std::find(conv.begin(), conv.end(), plan[j]) != conv.end();
+    }
+  }
   auto needed_after = [&](const Material& d, std::size_t k) {
     for (std::size_t j = k + 1; j < plan.size(); ++j) {
-      if (!wanted(j)) continue;
+      if (!solved[j]) continue;
       const auto conv = plan[j].conversions();
       if (std::find(conv.begin(), conv.end(), d) != conv.end()) return true;
     }
@@ -197,7 +208,7 @@ Status for_each_dtz_table(const std::filesystem::path& dir, const std::vector<Ma
   const std::filesystem::path cache = dir / kExpandedCacheDir;
   for (std::size_t k = 0; k < plan.size(); ++k) {
     const Material& m = plan[k];
-    if (!wanted(k) && !needed_after(m, k)) continue;
+    if (!solved[k]) continue;
     TableSet dtm;
     if (Status st = dtm.load_expanded(dir, m, cache, arena); !st) return st;
     DtzSet subtables;

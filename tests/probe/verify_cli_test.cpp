@@ -160,3 +160,23 @@ TEST_CASE("verify checks Syzygy files: the official ones pass, a changed byte fa
   CHECK_THAT(changed.out, Catch::Contains("3 passed, 1 failed"));
   fs::remove_all(dir);
 }
+
+TEST_CASE("stats adds the 50-move rule's counts when a Syzygy WDL file is beside the DTM tables", "[probe][cli][syzygy]") {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("tbkit-stats-syzygy-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  for (const auto& e : fs::directory_iterator(TBKIT_TEST_TABLES_DIR))
+    if (e.path().extension() == ".dtm") fs::create_symlink(e.path(), dir / e.path().filename());
+  fs::copy_file(fs::path(TBKIT_DATA_DIR) / "tablebases" / "syzygy" / "KRvKP.rtbw", dir / "KRvKP.rtbw");
+  // KRvKP's DTZ50 needs KQvK, which it reaches only through KQvKR (a promotion, then a capture):
+  // a table solved for a later one, not for the wanted one.
+  const auto r = tbkit::testing::run_tbkit("stats KRvKP -q -d " + dir.string());
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  // No KRvKP position is won only past the 50-move rule: WDL50 wins are exactly DTM's.
+  CHECK_THAT(r.out, Catch::Contains("White to move: 8100040 legal, 7406204 win, 680382 draw, 13454 loss"));
+  CHECK_THAT(r.out, Catch::Contains("White to move, 50-move rule: 7406204 win, 0 cursed win, 680382 draw, 0 blessed loss, 13454 loss"));
+  CHECK_THAT(r.out, Catch::Contains("Black to move, 50-move rule: 1633620 win, 0 cursed win, 1743898 draw, 0 blessed loss, 6585490 loss"));
+  fs::remove_all(dir);
+}

@@ -1,6 +1,7 @@
 #include "tests/support/syzygy_compare.h"
 
 #include <algorithm>
+#include <cassert>
 #include <atomic>
 #include <map>
 #include <mutex>
@@ -13,7 +14,8 @@ namespace tbkit::testing {
 using namespace chess;
 
 SyzygyComparison compare_with_syzygy(const gen::DtzTable& table, const probe::SyzygyTablebase& tb,
-                                     tbb::task_arena& arena, bool rounding) {
+                                     tbb::task_arena& arena, bool rounding, std::uint64_t every) {
+  assert(every >= 1);
   SyzygyComparison out;
   std::mutex mutex;
   std::map<std::uint64_t, std::string> examples;  // by (side, index): the lowest kept
@@ -24,7 +26,7 @@ SyzygyComparison compare_with_syzygy(const gen::DtzTable& table, const probe::Sy
       SyzygyComparison local;
       std::vector<std::pair<std::uint64_t, std::string>> found;
       model::SlotBoards boards(table.scheme, Color(side));
-      for (std::uint64_t i = first; i < last; ++i) {
+      for (std::uint64_t i = (first + every - 1) / every * every; i < last; i += every) {
         const model::Board* b = boards.at(i);
         const gen::Dtz ours = table.values[side][i];
         if (!b || ours == gen::kDtzIllegal) continue;

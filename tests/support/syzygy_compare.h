@@ -31,8 +31,10 @@ struct SyzygyComparison {
 
 // Compares `table` with the files of its material in `tb`. DTZ is compared when `tb` holds the
 // material's DTZ file. `rounding`: accept a DTZ one ply off ours, same sign (Syzygy's files store
-// some classes in moves); without it only exact DTZ values pass.
+// some classes in moves); without it only exact DTZ values pass. `every` > 1 compares only the index
+// slots that are a multiple of it (a systematic sample, the same for both sides to move).
 [[nodiscard]] SyzygyComparison compare_with_syzygy(const gen::DtzTable& table, const probe::SyzygyTablebase& tb,
-                                                   tbb::task_arena& arena, bool rounding = true);
+                                                   tbb::task_arena& arena, bool rounding = true,
+                                                   std::uint64_t every = 1);
 
 }  // namespace tbkit::testing
