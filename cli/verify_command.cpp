@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
@@ -13,6 +14,7 @@
 #include "cli/common.h"
 #include "cli/interrupt.h"
 #include "cli/run_progress.h"
+#include "cli/syzygy_compare.h"
 #include "formats/syzygy_file.h"
 #include "formats/table_file.h"
 #include "gen/consistency.h"
@@ -150,6 +152,55 @@ bool verify_syzygy_file(const std::filesystem::path& path) {
               path.stem().string().c_str(), wdl ? "WDL50" : "DTZ50");
   std::fflush(stdout);
   return true;
+}
+
+// The values of the Syzygy files in `dir` whose material has its DTM table beside them: WDL50 and
+// DTZ50 recomputed from the DTM tables must agree with their successors and with DTM (a WDL50 win or
+// cursed win exactly where DTM wins), and the files must give those values on every legal position,
+// probed as an engine probes them. One line per material; adds to passed / failed.
+void verify_syzygy_values(const std::filesystem::path& dir, const std::vector<model::Material>& materials,
+                          tbb::task_arena& arena, bool show, int& passed, int& failed) {
+  const std::string where = (dir / "").string();
+  auto tb = probe::SyzygyTablebase::open({dir});
+  if (!tb) {
+    std::printf("FAIL %s: %s\n", where.c_str(), tb.error().message.c_str());
+    ++failed;
+    return;
+  }
+  const Status st = gen::visit_dtz_tables(
+      dir, materials, arena,
+      [&](const gen::DtzTable& table, const gen::SolvedTable& dtm, const gen::DtzSet& subtables, double) -> Status {
+        const std::string name = table.material().name();
+        if (show) std::fprintf(stderr, "\r\033[K%s: WDL50 and DTZ50 against successors, DTM and the files", name.c_str());
+        const gen::ConsistencyReport c = gen::check_dtz_consistency(table, dtm, subtables, arena);
+        const SyzygyComparison f = compare_with_syzygy(table, *tb, arena);
+        if (show) std::fprintf(stderr, "\r\033[K");
+        std::string why;
+        if (c.failed)
+          why = std::to_string(c.failed) + " of " + std::to_string(c.checked) +
+                " positions inconsistent with their successors or DTM; first: " + c.first_failure;
+        else if (!f.passed())
+          why = "the files disagree: " + std::to_string(f.wdl_mismatches) + " WDL50 and " +
+                std::to_string(f.dtz_mismatches) + " DTZ50 mismatches, " + std::to_string(f.errors) +
+                " probe errors" + (f.examples.empty() ? "" : "; first: " + f.examples.front());
+        if (!why.empty()) {
+          std::printf("FAIL %s%s (Syzygy values): %s\n", where.c_str(), name.c_str(), why.c_str());
+          ++failed;
+        } else {
+          std::printf("ok   %s%s (Syzygy values): %llu positions consistent with their successors and with DTM; "
+                      "the files agree on WDL50 for %llu, DTZ50 for %llu (%llu read one ply short: stored in moves)\n",
+                      where.c_str(), name.c_str(), static_cast<unsigned long long>(c.checked),
+                      static_cast<unsigned long long>(f.positions), static_cast<unsigned long long>(f.dtz_compared),
+                      static_cast<unsigned long long>(f.dtz_rounded));
+          ++passed;
+        }
+        std::fflush(stdout);
+        return {};
+      });
+  if (!st) {
+    std::printf("FAIL %s: %s\n", where.c_str(), st.error().message.c_str());
+    ++failed;
+  }
 }
 
 std::vector<std::filesystem::path> table_dirs(const VerifyOptions& o) {
@@ -481,6 +532,19 @@ int run_verify(const VerifyOptions& o) {
     shared.retain_only(shared.to_keep(needs, i, kKeepBytes));
     (verify_file(f, arena, shared, cache, progress, i) ? passed : failed)++;
   }
+  // Syzygy files beside the DTM table of their material: their values, per directory.
+  std::map<std::filesystem::path, std::vector<model::Material>> valued;
+  for (const auto& f : *files) {
+    if (!is_syzygy_file(f)) continue;
+    auto m = model::Material::parse(f.stem().string());
+    if (!m) continue;
+    std::error_code ec;
+    if (!std::filesystem::exists(gen::table_path(f.parent_path(), m->normalized()), ec)) continue;
+    auto& list = valued[f.parent_path()];
+    if (std::find(list.begin(), list.end(), m->normalized()) == list.end()) list.push_back(m->normalized());
+  }
+  for (const auto& [dir, materials] : valued)
+    verify_syzygy_values(dir, materials, arena, !o.quiet && isatty(STDERR_FILENO), passed, failed);
   std::printf("%d passed, %d failed\n", passed, failed);
   return failed ? kExitFailed : kExitOk;
 }
@@ -521,7 +585,10 @@ void add_verify_command(CLI::App& app, int& exit_code) {
       "Each position's stored value must equal the best value over its moves, with captures and\n"
       "promotions looked up in the other tables (which must sit in the same directory).\n"
       "Syzygy files (*.rtbw, *.rtbz) are checked as the reader validates them, then by the checksum\n"
-      "they end with.\n"
+      "they end with. Where MATERIAL.dtm is beside them, WDL50 and DTZ50 are recomputed from the DTM\n"
+      "tables, checked against their successors and against DTM (a WDL50 win or cursed win exactly\n"
+      "where DTM wins), and the files must give those values on every legal position (one more line\n"
+      "per material).\n"
       "Prints one line per table, then 'N passed, N failed'. On a terminal, a progress line on\n"
       "stderr shows each table's place, phase and share checked, its ETA and the run's (-q: none).\n"
       "For one-side (--sides one) tables, the tables they convert into are expanded into a private\n"

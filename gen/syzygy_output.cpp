@@ -184,7 +184,8 @@ namespace {
 // while a later wanted table needs them.
 Status for_each_dtz_table(const std::filesystem::path& dir, const std::vector<Material>& plan,
                           const std::function<bool(std::size_t)>& wanted, tbb::task_arena& arena,
-                          const std::function<Status(std::size_t, std::shared_ptr<DtzTable>, const DtzSet&, double)>& visit) {
+                          const std::function<Status(std::size_t, std::shared_ptr<DtzTable>, const SolvedTable&,
+                                                     const DtzSet&, double)>& visit) {
   // The tables solved: the wanted ones and, transitively, those they convert into (the plan lists
   // each table after those it converts into).
   std::vector<bool> solved(plan.size());
@@ -218,7 +219,7 @@ Status for_each_dtz_table(const std::filesystem::path& dir, const std::vector<Ma
     if (!table) return table.error();
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (wanted(k))
-      if (Status st = visit(k, *table, subtables, seconds); !st) return st;
+      if (Status st = visit(k, *table, *dtm.find(m), subtables, seconds); !st) return st;
     if (needed_after(m, k)) held.add(std::move(*table));
     DtzSet keep;  // what later tables still need
     for (const Material& x : plan)
@@ -238,12 +239,24 @@ Result<std::shared_ptr<DtzTable>> dtz_table_from_dtm_files(const std::filesystem
   std::shared_ptr<DtzTable> out;
   const Status st = for_each_dtz_table(
       dir, plan, [&](std::size_t k) { return plan[k] == m.normalized(); }, arena,
-      [&](std::size_t, std::shared_ptr<DtzTable> table, const DtzSet&, double) -> Status {
+      [&](std::size_t, std::shared_ptr<DtzTable> table, const SolvedTable&, const DtzSet&, double) -> Status {
         out = std::move(table);
         return {};
       });
   if (!st) return st.error();
   return out;
+}
+
+Status visit_dtz_tables(const std::filesystem::path& dir, const std::vector<Material>& wanted, tbb::task_arena& arena,
+                        const DtzVisit& visit) {
+  std::vector<Material> normalized;
+  for (const Material& m : wanted) normalized.push_back(m.normalized());
+  const std::vector<Material> plan = dependency_closure(normalized);
+  return for_each_dtz_table(
+      dir, plan,
+      [&](std::size_t k) { return std::find(normalized.begin(), normalized.end(), plan[k]) != normalized.end(); }, arena,
+      [&](std::size_t, std::shared_ptr<DtzTable> table, const SolvedTable& dtm, const DtzSet& subtables,
+          double seconds) { return visit(*table, dtm, subtables, seconds); });
 }
 
 Status generate_syzygy_tables(const std::vector<Material>& wanted, const GenOptions& opts, tbb::task_arena& arena,
@@ -264,7 +277,8 @@ Status generate_syzygy_tables(const std::vector<Material>& wanted, const GenOpti
   }
   return for_each_dtz_table(
       opts.dir, plan, [&](std::size_t k) { return bool(missing[k]); }, arena,
-      [&](std::size_t k, std::shared_ptr<DtzTable> table, const DtzSet& subtables, double seconds) -> Status {
+      [&](std::size_t k, std::shared_ptr<DtzTable> table, const SolvedTable&, const DtzSet& subtables,
+          double seconds) -> Status {
         const auto t0 = std::chrono::steady_clock::now();
         SyzygySummary s;
         s.material = plan[k];

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <string_view>
 
 #include <tbb/task_arena.h>
@@ -53,6 +54,16 @@ struct SyzygySummary {
 // table it depends on). Errors: those of reading the DTM files, naming the file.
 [[nodiscard]] Result<std::shared_ptr<DtzTable>> dtz_table_from_dtm_files(const std::filesystem::path& dir,
                                                                          const Material& m, tbb::task_arena& arena);
+
+// Calls `visit` with the WDL/DTZ table of each material of `wanted`, in dependency order, computed
+// from the DTM files in `dir` (of the material and of every table it depends on), with the
+// material's DTM table, the WDL/DTZ tables it converts into and the pass's wall seconds. The tables
+// they depend on are solved once for the whole list. Errors: those of reading the DTM files
+// (naming the file), and the first error `visit` returns (which stops the walk).
+using DtzVisit = std::function<Status(const DtzTable& table, const SolvedTable& dtm, const DtzSet& subtables,
+                                      double seconds)>;
+[[nodiscard]] Status visit_dtz_tables(const std::filesystem::path& dir, const std::vector<Material>& wanted,
+                                      tbb::task_arena& arena, const DtzVisit& visit);
 
 // Writes dir/M.rtbw and dir/M.rtbz for `wanted` (normalized) and every table they convert into,
 // from the DTM tables in opts.dir (generate_tables must have made them). Files present and valid

@@ -20,7 +20,7 @@
 #include "gen/syzygy_output.h"
 #include "gen/wdl_dtz.h"
 #include "probe/syzygy_tablebase.h"
-#include "tests/support/syzygy_compare.h"
+#include "cli/syzygy_compare.h"
 
 using namespace tbkit;
 
@@ -30,7 +30,7 @@ double seconds_since(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
 }
 
-std::string describe(const testing::SyzygyComparison& c) {
+std::string describe(const cli::SyzygyComparison& c) {
   std::string s = std::to_string(c.positions) + " positions, WDL50 " + std::to_string(c.wdl_mismatches) + " mismatches";
   if (c.dtz_compared)
     s += "; DTZ50 " + std::to_string(c.dtz_compared) + " compared, " + std::to_string(c.dtz_exact) + " exact, " +
@@ -124,7 +124,7 @@ int main(int argc, char** argv) {
     if (!ok) {
       line += "no Syzygy file in " + args[0];
     } else {
-      const auto c = testing::compare_with_syzygy(**dtz, *official, arena, true, every);
+      const auto c = cli::compare_with_syzygy(**dtz, *official, arena, true, every);
       ok = c.passed();
       line += describe(c);
       for (const auto& e : c.examples) line += "\n    " + e;
@@ -134,7 +134,7 @@ int main(int argc, char** argv) {
     line += times;
     if (files && ok) {
       auto ours = probe::SyzygyTablebase::open({write_dir});
-      const auto c = ours ? testing::compare_with_syzygy(**dtz, *ours, arena, true, every) : testing::SyzygyComparison{};
+      const auto c = ours ? cli::compare_with_syzygy(**dtz, *ours, arena, true, every) : cli::SyzygyComparison{};
       ok = ours && c.passed();
       line += "\n    our files: .rtbw " + std::to_string(files->wdl_bytes) + " bytes, .rtbz " +
               std::to_string(files->dtz_bytes) + " bytes; read back: " + (ours ? describe(c) : ours.error().message);

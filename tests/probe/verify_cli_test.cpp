@@ -180,3 +180,24 @@ TEST_CASE("stats adds the 50-move rule's counts when a Syzygy WDL file is beside
   CHECK_THAT(r.out, Catch::Contains("Black to move, 50-move rule: 1633620 win, 0 cursed win, 1743898 draw, 0 blessed loss, 6585490 loss"));
   fs::remove_all(dir);
 }
+
+TEST_CASE("verify checks Syzygy values against DTM tables beside them: the official files agree with ours", "[probe][cli][syzygy]") {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("tbkit-verify-values-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const fs::path official = fs::path(TBKIT_DATA_DIR) / "tablebases" / "syzygy";
+  for (const char* m : {"KQvK", "KRvK", "KBvK", "KNvK", "KPvK"}) {
+    fs::create_symlink(fs::path(TBKIT_TEST_TABLES_DIR) / (std::string(m) + ".dtm"), dir / (std::string(m) + ".dtm"));
+    for (const char* ext : {".rtbw", ".rtbz"}) fs::copy_file(official / (m + std::string(ext)), dir / (m + std::string(ext)));
+  }
+  const auto r = tbkit::testing::run_tbkit("verify -q " + dir.string());
+  INFO(r.out << r.err);
+  CHECK(r.exit_code == 0);
+  // 5 DTM tables, 10 files, and the values of 5 materials.
+  CHECK_THAT(r.out, Catch::Contains("20 passed, 0 failed"));
+  CHECK_THAT(r.out, Catch::Contains((dir / "").string() + "KPvK (Syzygy values): 165676 positions consistent with their "
+                                    "successors and with DTM; the files agree on WDL50 for 165676, DTZ50 for 165676"));
+  CHECK_THAT(r.out, Catch::Contains((dir / "").string() + "KQvK (Syzygy values): 46137 positions consistent"));
+  fs::remove_all(dir);
+}

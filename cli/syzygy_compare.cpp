@@ -1,4 +1,4 @@
-#include "tests/support/syzygy_compare.h"
+#include "cli/syzygy_compare.h"
 
 #include <algorithm>
 #include <cassert>
@@ -9,7 +9,7 @@
 #include "chess/fen.h"
 #include "gen/parallel.h"
 
-namespace tbkit::testing {
+namespace tbkit::cli {
 
 using namespace chess;
 
@@ -82,4 +82,4 @@ SyzygyComparison compare_with_syzygy(const gen::DtzTable& table, const probe::Sy
   return out;
 }
 
-}  // namespace tbkit::testing
+}  // namespace tbkit::cli

@@ -1,6 +1,6 @@
 // Comparison of our WDL50/DTZ50 tables with Syzygy files read through the probe library: every
 // legal position of both sides to move (no en-passant right), probed as an engine probes (captures
-// searched, the unstored DTZ side by one ply). For scripts/verify-syzygy and the tests.
+// searched, the unstored DTZ side by one ply). For `tbkit verify` and scripts/verify-syzygy.
 #pragma once
 
 #include <cstdint>
@@ -12,7 +12,7 @@
 #include "gen/wdl_dtz.h"
 #include "probe/syzygy_tablebase.h"
 
-namespace tbkit::testing {
+namespace tbkit::cli {
 
 struct SyzygyComparison {
   std::uint64_t positions = 0;      // legal positions compared (both sides)
@@ -37,4 +37,4 @@ struct SyzygyComparison {
                                                    tbb::task_arena& arena, bool rounding = true,
                                                    std::uint64_t every = 1);
 
-}  // namespace tbkit::testing
+}  // namespace tbkit::cli
