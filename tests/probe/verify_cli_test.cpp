@@ -124,12 +124,24 @@ TEST_CASE("stats shows its phase on a terminal, and -q silences it", "[probe][cl
   CHECK(shown.find("[1/1]") == std::string::npos);  // one table: no place in a run
 }
 
+namespace {
+
+// An empty directory under the temporary directory, named for the test and this process.
+std::filesystem::path fresh_dir(const std::string& name) {
+  const auto dir = std::filesystem::temp_directory_path() / (name + "-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+const std::filesystem::path kOfficialSyzygy = std::filesystem::path(TBKIT_DATA_DIR) / "tablebases" / "syzygy";
+
+}  // namespace
+
 TEST_CASE("verify checks Syzygy files: the official ones pass, a changed byte fails naming the file", "[probe][cli][syzygy]") {
   namespace fs = std::filesystem;
-  const fs::path dir = fs::temp_directory_path() / ("tbkit-verify-syzygy-" + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  const fs::path official = fs::path(TBKIT_DATA_DIR) / "tablebases" / "syzygy";
+  const fs::path dir = fresh_dir("tbkit-verify-syzygy");
+  const fs::path& official = kOfficialSyzygy;
   for (const char* name : {"KQvK.rtbw", "KQvK.rtbz", "KPvKP.rtbw", "KPvKP.rtbz"})
     fs::copy_file(official / name, dir / name);
 
@@ -163,12 +175,10 @@ TEST_CASE("verify checks Syzygy files: the official ones pass, a changed byte fa
 
 TEST_CASE("stats adds the 50-move rule's counts when a Syzygy WDL file is beside the DTM tables", "[probe][cli][syzygy]") {
   namespace fs = std::filesystem;
-  const fs::path dir = fs::temp_directory_path() / ("tbkit-stats-syzygy-" + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
+  const fs::path dir = fresh_dir("tbkit-stats-syzygy");
   for (const auto& e : fs::directory_iterator(TBKIT_TEST_TABLES_DIR))
     if (e.path().extension() == ".dtm") fs::create_symlink(e.path(), dir / e.path().filename());
-  fs::copy_file(fs::path(TBKIT_DATA_DIR) / "tablebases" / "syzygy" / "KRvKP.rtbw", dir / "KRvKP.rtbw");
+  fs::copy_file(kOfficialSyzygy / "KRvKP.rtbw", dir / "KRvKP.rtbw");
   // KRvKP's DTZ50 needs KQvK, which it reaches only through KQvKR (a promotion, then a capture):
   // a table solved for a later one, not for the wanted one.
   const auto r = tbkit::testing::run_tbkit("stats KRvKP -q -d " + dir.string());
@@ -183,10 +193,8 @@ TEST_CASE("stats adds the 50-move rule's counts when a Syzygy WDL file is beside
 
 TEST_CASE("verify checks Syzygy values against DTM tables beside them: the official files agree with ours", "[probe][cli][syzygy]") {
   namespace fs = std::filesystem;
-  const fs::path dir = fs::temp_directory_path() / ("tbkit-verify-values-" + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  const fs::path official = fs::path(TBKIT_DATA_DIR) / "tablebases" / "syzygy";
+  const fs::path dir = fresh_dir("tbkit-verify-values");
+  const fs::path& official = kOfficialSyzygy;
   for (const char* m : {"KQvK", "KRvK", "KBvK", "KNvK", "KPvK"}) {
     fs::create_symlink(fs::path(TBKIT_TEST_TABLES_DIR) / (std::string(m) + ".dtm"), dir / (std::string(m) + ".dtm"));
     for (const char* ext : {".rtbw", ".rtbz"}) fs::copy_file(official / (m + std::string(ext)), dir / (m + std::string(ext)));
