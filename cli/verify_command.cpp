@@ -1,5 +1,6 @@
 // tbkit verify: checks table files: block checksums, then every position against its successors;
-// Syzygy files (.rtbw, .rtbz): their structure and embedded checksum.
+// Syzygy files (.rtbw, .rtbz): their structure and embedded checksum, and their values where the DTM
+// tables are beside them.
 #include <unistd.h>
 
 #include <algorithm>
