@@ -69,6 +69,37 @@ bool add_region(std::size_t& a, std::uint64_t b, std::uint64_t c, std::size_t li
 }
 
 
+// The symbol and length of the code at the top of `bits` when it is at most `room` bits long and
+// names a symbol of the table (the bits after a code do not change which base it passes, since each
+// base is zero below its length); length 0 otherwise. Needs s.base, s.lowest, s.symbol_count.
+SubtableLayout::FastCode short_code(const SubtableLayout& s, std::uint64_t bits, int room) {
+  std::size_t len = 0;
+  while (bits < s.base[len]) ++len;
+  const int length = int(len) + s.min_len;
+  if (length > room) return {};
+  const std::size_t sym = std::size_t((bits - s.base[len]) >> (64 - length)) + s.lowest[len];
+  if (sym >= s.symbol_count) return {};  // left to the slow path, which reports it
+  return {std::uint16_t(sym), std::uint8_t(length)};
+}
+
+// Fills s.fast from the validated code and expansions.
+void build_fast_codes(SubtableLayout& s) {
+  constexpr int kBits = SubtableLayout::kFastCodeBits;
+  s.fast.assign(std::size_t{1} << kBits, {});
+  for (std::size_t v = 0; v < s.fast.size(); ++v) {
+    const std::uint64_t bits = std::uint64_t(v) << (64 - kBits);
+    SubtableLayout::FastCode& f = s.fast[v];
+    f = short_code(s, bits, kBits);
+    for (int at = 0;;) {
+      const auto c = short_code(s, bits << at, kBits - at);
+      if (c.length == 0) break;
+      at += c.length;
+      f.run_bits = std::uint8_t(at);
+      f.run_values = std::uint16_t(f.run_values + s.expands[c.symbol] + 1);
+    }
+  }
+}
+
 // ---------------------------------------------------------------------------------------------------
 // The embedded checksum. Syzygy's generator hashes the file before the checksum in 16 MiB chunks with
 // CityHash-CRC 256 (CityHash v1.1, Google, MIT licence), then the chunk hashes (4 x u64 each, little
@@ -367,6 +398,7 @@ Status SyzygyFile::validate(const TableMaterial& material) {
       return corrupt(at + 8, "code lengths " + std::to_string(s.min_len) + ".." + std::to_string(s.max_len) + " out of range" + where);
     s.block_size = 1U << block_log;
     s.span = std::uint64_t{1} << span_log;
+    s.span_log = std::uint8_t(span_log);
     s.block_length_count = s.block_count + std::uint32_t(padding);
     const std::uint64_t size = index_.subtables[std::size_t(k)].size();
     s.sparse_count = (size + s.span - 1) / s.span;
@@ -376,6 +408,7 @@ Status SyzygyFile::validate(const TableMaterial& material) {
     s.lowest_sym = in.pos;
     std::vector<std::uint64_t> lowest(static_cast<std::size_t>(lengths));
     for (auto& l : lowest) l = in.u16();
+    s.lowest.assign(lowest.begin(), lowest.end());
     // Canonical code: longer codes have lower values. base[i] is the lowest code of length
     // min_len + i; it follows from the lowest symbols of consecutive lengths.
     s.base.assign(std::size_t(lengths), 0);
@@ -399,6 +432,7 @@ Status SyzygyFile::validate(const TableMaterial& material) {
     if (!in.has(s.symbol_count * kTreeEntrySize)) return corrupt(in.pos, "truncated in the pair tree" + where);
     s.tree = in.pos;
     if (Status st = count_expansions(s, bytes, dtz, where); !st) return st.error();
+    build_fast_codes(s);
     in.pos += s.symbol_count * kTreeEntrySize;
     if (in.pos & 1) {
       if (!in.has(1)) return corrupt(in.pos, "truncated at record padding" + where);
@@ -520,11 +554,11 @@ Result<int> SyzygyFile::decompress(const SubtableLayout& s, std::uint64_t index)
   const auto block_length = [&](std::uint32_t b) { return load_le<std::uint16_t>(base + s.block_lengths + 2 * std::size_t(b)); };
 
   // The sparse entry nearest the index gives a block and an offset in it; walk to the right block.
-  const std::uint64_t k = index / s.span;
+  const std::uint64_t k = index >> s.span_log;
   if (k >= s.sparse_count) return corrupt(s.sparse_index, "index past the sparse index");
   const std::byte* entry = base + s.sparse_index + kSparseEntrySize * k;
   std::uint32_t block = load_le<std::uint32_t>(entry);
-  std::int64_t offset = std::int64_t(load_le<std::uint16_t>(entry + 4)) + std::int64_t(index % s.span) - std::int64_t(s.span / 2);
+  std::int64_t offset = std::int64_t(load_le<std::uint16_t>(entry + 4)) + std::int64_t(index & (s.span - 1)) - std::int64_t(s.span / 2);
   while (offset < 0) {
     if (block == 0) return corrupt(s.sparse_index + kSparseEntrySize * k, "sparse index walks before the first block");
     offset += std::int64_t(block_length(--block)) + 1;
@@ -545,16 +579,31 @@ Result<int> SyzygyFile::decompress(const SubtableLayout& s, std::uint64_t index)
   // symbols themselves must lie inside the block.
   const std::uint64_t block_bits = std::uint64_t{8} * s.block_size;
   std::uint64_t consumed = 0;
-  const std::byte* lowest = base + s.lowest_sym;
+  const std::uint64_t* code_base = s.base.data();
+  const std::uint16_t* lowest = s.lowest.data();
+  const std::uint16_t* expands = s.expands.data();
+  const SubtableLayout::FastCode* fast = s.fast.data();
   std::size_t sym = 0;
   for (;;) {
-    std::size_t len = 0;
-    while (bits < s.base[len]) ++len;
-    sym = std::size_t((bits - s.base[len]) >> (64 - len - s.min_len)) + load_le<std::uint16_t>(lowest + 2 * len);
-    if (sym >= s.symbol_count) return corrupt(block_start, "symbol " + std::to_string(sym) + " out of range in a block");
-    if (offset <= std::int64_t(s.expands[sym])) break;
-    offset -= std::int64_t(s.expands[sym]) + 1;
-    const int used = int(len) + s.min_len;
+    // Most codes are short: one table look-up; longer ones walk the bases.
+    const SubtableLayout::FastCode f = fast[bits >> (64 - SubtableLayout::kFastCodeBits)];
+    int used = f.run_bits;
+    if (used != 0 && offset >= std::int64_t(f.run_values)) {
+      // Every value of the whole codes in these bits lies before the offset: skip them together.
+      offset -= f.run_values;
+    } else {
+      used = f.length;
+      sym = f.symbol;
+      if (used == 0) {
+        std::size_t len = 0;
+        while (bits < code_base[len]) ++len;
+        used = int(len) + s.min_len;
+        sym = std::size_t((bits - code_base[len]) >> (64 - used)) + lowest[len];
+        if (sym >= s.symbol_count) return corrupt(block_start, "symbol " + std::to_string(sym) + " out of range in a block");
+      }
+      if (offset <= std::int64_t(expands[sym])) break;
+      offset -= std::int64_t(expands[sym]) + 1;
+    }
     consumed += std::uint64_t(used);
     if (consumed >= block_bits) return corrupt(block_start, "block's symbols run past its end");
     bits <<= used;
@@ -610,14 +659,19 @@ Result<int> SyzygyFile::wdl(const chess::Position& pos) const {
   if (kind_ != TableKind::kWdl) return make_error(ErrorCode::kInvalidArgument, name_ + ": not a WDL file");
   auto op = orient(index_.material, pos);
   if (!op) return op.error();
-  const int file = lead_file(index_.material, *op);
-  const SubtableIndex& sub = index_.at(op->side, file);
-  const auto squares = sub.arrange(*op);
+  return wdl(*op);
+}
+
+Result<int> SyzygyFile::wdl(const OrientedPosition& op) const {
+  if (kind_ != TableKind::kWdl) return make_error(ErrorCode::kInvalidArgument, name_ + ": not a WDL file");
+  const int file = lead_file(index_.material, op);
+  const SubtableIndex& sub = index_.at(op.side, file);
+  const auto squares = sub.arrange(op);
   const auto idx = squares ? sub.encode(std::span(*squares).first(std::size_t(sub.piece_count()))) : std::nullopt;
   if (!idx) return make_error(ErrorCode::kInvalidArgument, name_ + ": position has no index in this table");
-  auto value = decompress(layout(op->side, file), *idx);
+  auto value = decompress(layout(op.side, file), *idx);
   if (!value) return value.error();
-  if (*value > 4) return corrupt(layout(op->side, file).tree, "stored WDL value " + std::to_string(*value) + " > 4");
+  if (*value > 4) return corrupt(layout(op.side, file).tree, "stored WDL value " + std::to_string(*value) + " > 4");
   return *value - 2;
 }
 
@@ -626,13 +680,19 @@ Result<DtzEntry> SyzygyFile::dtz(const chess::Position& pos, int wdl) const {
   if (wdl < -2 || wdl > 2 || wdl == 0) return make_error(ErrorCode::kInvalidArgument, "DTZ needs a WDL of -2, -1, 1 or 2");
   auto op = orient(index_.material, pos);
   if (!op) return op.error();
-  const int file = lead_file(index_.material, *op);
+  return dtz(*op, wdl);
+}
+
+Result<DtzEntry> SyzygyFile::dtz(const OrientedPosition& op, int wdl) const {
+  if (kind_ != TableKind::kDtz) return make_error(ErrorCode::kInvalidArgument, name_ + ": not a DTZ file");
+  if (wdl < -2 || wdl > 2 || wdl == 0) return make_error(ErrorCode::kInvalidArgument, "DTZ needs a WDL of -2, -1, 1 or 2");
+  const int file = lead_file(index_.material, op);
   const TableMaterial& m = index_.material;
   // A symmetric pawnless table answers for both sides to move (Syzygy's readers do the same).
-  const bool stored = dtz_stored_side(file) == op->side || (m.is_symmetric() && !m.has_pawns());
+  const bool stored = dtz_stored_side(file) == op.side || (m.is_symmetric() && !m.has_pawns());
   if (!stored) return DtzEntry{};
   const SubtableIndex& sub = index_.at(0, file);
-  const auto squares = sub.arrange(*op);
+  const auto squares = sub.arrange(op);
   const auto idx = squares ? sub.encode(std::span(*squares).first(std::size_t(sub.piece_count()))) : std::nullopt;
   if (!idx) return make_error(ErrorCode::kInvalidArgument, name_ + ": position has no index in this table");
   auto raw = decompress(layout(0, file), *idx);

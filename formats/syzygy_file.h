@@ -69,6 +69,20 @@ struct SubtableLayout {
   std::array<std::uint16_t, 4> map_count{};
   std::vector<std::uint64_t> base;   // canonical-code bases, left-aligned to 64 bits, per length
   std::vector<std::uint16_t> expands;  // values each symbol expands to, minus one (0..65535)
+  // Decoding aids derived from the fields above at validation: span == 1 << span_log; the lowest
+  // symbol per code length (as at lowest_sym); and, by the next kFastCodeBits bits of a stream, the
+  // symbol and length of a code no longer than that (length 0: longer, decode by the bases), and
+  // the whole codes those bits hold: their bits and the values they expand to, to skip at once.
+  std::uint8_t span_log = 0;
+  std::vector<std::uint16_t> lowest;
+  struct FastCode {
+    std::uint16_t symbol = 0;
+    std::uint8_t length = 0;
+    std::uint8_t run_bits = 0;
+    std::uint16_t run_values = 0;
+  };
+  static constexpr int kFastCodeBits = 8;
+  std::vector<FastCode> fast;
 };
 
 // The 16-byte checksum Syzygy files end with, of the file's bytes before it (CityHash-CRC 128 over
@@ -110,11 +124,17 @@ class SyzygyFile {
   // Errors: kInvalidArgument for another material or a DTZ file; kCorrupt when the compressed data turns
   // out inconsistent (an out-of-range symbol or value). Thread-safe.
   [[nodiscard]] Result<int> wdl(const chess::Position& pos) const;
+  // The same for a position already in this table's orientation (orient(), or a caller's equivalent
+  // following its rules): the probe library's hot path. Errors as above; kInvalidArgument when the
+  // pieces of op are not this material's.
+  [[nodiscard]] Result<int> wdl(const OrientedPosition& op) const;
 
   // The DTZ entry of a position whose WDL (for the side to move, -2..2, not 0) the caller knows. When the
   // file stores the other side to move, stored is false. Errors as wdl(), plus kInvalidArgument for
   // wdl 0 or out of range or a WDL file. Thread-safe.
   [[nodiscard]] Result<DtzEntry> dtz(const chess::Position& pos, int wdl) const;
+  // The same for a position already in this table's orientation (see wdl(op)).
+  [[nodiscard]] Result<DtzEntry> dtz(const OrientedPosition& op, int wdl) const;
 
   // The raw stored value at (side, file, index): WDL files 0..4 (= wdl + 2), DTZ files the value before
   // the value map. Errors: kInvalidArgument for side/file/index out of range; kCorrupt for inconsistent

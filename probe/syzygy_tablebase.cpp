@@ -4,10 +4,10 @@
 #include <map>
 #include <mutex>
 #include <optional>
-#include <unordered_map>
 
 #include "chess/movegen.h"
 #include "formats/syzygy_file.h"
+#include "probe/syzygy_board.h"
 
 namespace tbkit::probe {
 
@@ -35,24 +35,26 @@ int preference(const Dtz50& v) {
 
 namespace {
 
-// A material's key: 4 bits per (colour, type) count, White's in the low 24 bits.
-using MaterialKey = std::uint64_t;
-
-MaterialKey key_of(const Position& pos, bool swap) {
-  MaterialKey key = 0;
-  for (int c = 0; c < 2; ++c)
-    for (int t = 0; t < 6; ++t) {
-      const int side = swap ? 1 - c : c;
-      key |= MaterialKey(popcount(pos.pieces(Color(c), PieceType(t)))) << (4 * (side * 6 + t));
-    }
-  return key;
-}
+using detail::MaterialKey;
+using detail::ProbeBoard;
 
 MaterialKey key_of(const TableMaterial& m) {
   MaterialKey key = 0;
   for (int c = 0; c < 2; ++c)
-    for (int t = 0; t < 6; ++t) key |= MaterialKey(m.count(Color(c), PieceType(t))) << (4 * (c * 6 + t));
+    for (int t = 0; t < 6; ++t) key += MaterialKey(m.count(Color(c), PieceType(t))) * detail::material_unit(Color(c), PieceType(t));
   return key;
+}
+
+// "KQvKR" for a position's material key, White first (TableMaterial::name's spelling).
+std::string name_of(MaterialKey key) {
+  static constexpr char kLetters[] = "PNBRQK";
+  std::string out;
+  for (int c = 0; c < 2; ++c) {
+    if (c == 1) out += 'v';
+    for (int t = kPieceTypeCount - 1; t >= 0; --t)
+      out.append(std::size_t((key / detail::material_unit(Color(c), PieceType(t))) & 15), kLetters[t]);
+  }
+  return out;
 }
 
 // One file, opened on first use.
@@ -70,8 +72,34 @@ struct LazyFile {
 struct Entry {
   TableMaterial material;
   std::string name;
+  bool symmetric = false;
   std::unique_ptr<LazyFile> wdl, dtz;
 };
+
+// A material key's table, in an open-addressing hash table filled once at open.
+struct Slot {
+  MaterialKey key = 0;  // 0: empty (every material has kings)
+  Entry* entry = nullptr;
+  bool swapped = false;  // the key is the table's material with colours exchanged
+};
+
+// The position in the orientation of the slot's table (formats::syzygy::orient's rules), pieces in
+// ascending square order per (colour, type).
+formats::syzygy::OrientedPosition orient(const ProbeBoard& b, const Slot& slot) {
+  formats::syzygy::OrientedPosition op;
+  const bool black_to_move = b.side == Color::kBlack;
+  op.swapped = slot.entry->symmetric ? black_to_move : slot.swapped;
+  op.side = int(black_to_move) ^ int(op.swapped);
+  for (Color c : {Color::kWhite, Color::kBlack})
+    for (int t = 0; t < kPieceTypeCount; ++t)
+      for (Bitboard bb = b.pieces(c, PieceType(t)); bb;) {
+        const Square s = pop_lsb(bb);
+        op.pieces[std::size_t(op.count)] = Piece(op.swapped ? ~c : c, PieceType(t));
+        op.squares[std::size_t(op.count)] = op.swapped ? s.flipped_rank() : s;
+        ++op.count;
+      }
+  return op;
+}
 
 Dtz50 before_zeroing(Wdl50 w) {
   switch (w) {
@@ -96,41 +124,49 @@ struct Searched {
 
 struct SyzygyTablebase::Impl {
   std::vector<std::unique_ptr<Entry>> entries;
-  std::unordered_map<MaterialKey, Entry*> by_key;  // both colour orientations
+  std::vector<Slot> slots;  // a power of two, at most half full
   int max_men = 0;
 
-  Result<Entry*> entry(const Position& pos) const {
-    auto it = by_key.find(key_of(pos, false));
-    if (it == by_key.end()) {
-      auto m = TableMaterial::from_position(pos);
-      return make_error(ErrorCode::kUnavailable,
-                        "no Syzygy table for " + (m ? m->name() : std::string("this material")));
-    }
-    return it->second;
+  static std::size_t hash(MaterialKey key, std::size_t mask) {
+    return std::size_t((key * 0x9E3779B97F4A7C15ULL) >> 32) & mask;
   }
 
-  Result<int> table_wdl(const Position& pos) const {
-    auto e = entry(pos);
-    if (!e) return e.error();
-    const auto& file = (*e)->wdl->get();
+  void add_key(MaterialKey key, Entry* e, bool swapped) {
+    const std::size_t mask = slots.size() - 1;
+    for (std::size_t i = hash(key, mask);; i = (i + 1) & mask) {
+      if (slots[i].key == key) return;  // a symmetric material's second orientation
+      if (slots[i].key == 0) {
+        slots[i] = Slot{key, e, swapped};
+        return;
+      }
+    }
+  }
+
+  Result<const Slot*> slot(const ProbeBoard& b) const {
+    const std::size_t mask = slots.size() - 1;
+    for (std::size_t i = hash(b.key, mask);; i = (i + 1) & mask) {
+      if (slots[i].key == b.key) return &slots[i];
+      if (slots[i].key == 0) break;
+    }
+    const bool too_many = popcount(b.occupied()) > formats::syzygy::kMaxPieces;
+    return make_error(ErrorCode::kUnavailable, "no Syzygy table for " + (too_many ? std::string("this material") : name_of(b.key)));
+  }
+
+  Result<int> table_wdl(const ProbeBoard& b) const {
+    auto s = slot(b);
+    if (!s) return s.error();
+    const auto& file = (*s)->entry->wdl->get();
     if (!file) return file.error();
-    return file->wdl(pos);
+    return file->wdl(orient(b, **s));
   }
 
   // Syzygy's probing search: the value is the better of the table's and the best capture's (also
   // the best pawn move's with `zeroing`); when every legal move was searched the table is not read
   // (it holds no value for a position with an en-passant right).
-  Result<Searched> search(Position& pos, bool zeroing) const {
-    MoveList moves;
-    generate_legal(pos, moves);
+  Result<Searched> search(const ProbeBoard& b, bool zeroing, const detail::ZeroingMoves& moves) const {
     int best = -3;
-    std::size_t searched = 0;
     for (const Move m : moves) {
-      if (!pos.is_capture(m) && !(zeroing && pos.moved_piece(m).type() == PieceType::kPawn)) continue;
-      ++searched;
-      pos.do_move(m);
-      auto child = wdl_of(pos);
-      pos.undo_move(m);
+      auto child = wdl_of(b.after(m));
       if (!child) return child.error();
       const int v = -int(*child);
       if (v > best) {
@@ -138,10 +174,10 @@ struct SyzygyTablebase::Impl {
         if (best == 2) return Searched{Wdl50::kWin, true};
       }
     }
-    const bool all_searched = searched > 0 && searched == moves.size();
+    const bool all_searched = moves.size() > 0 && !detail::has_other_legal_move(b, zeroing);
     int value = best;
     if (!all_searched) {
-      auto stored = table_wdl(pos);
+      auto stored = table_wdl(b);
       if (!stored) return stored.error();
       value = *stored;
     }
@@ -149,34 +185,40 @@ struct SyzygyTablebase::Impl {
     return Searched{Wdl50(value), false};
   }
 
-  Result<Wdl50> wdl_of(Position& pos) const {
-    if (popcount(pos.pieces()) == 2) return Wdl50::kDraw;
-    auto s = search(pos, false);
+  Result<Wdl50> wdl_of(const ProbeBoard& b) const {
+    if (popcount(b.occupied()) == 2) return Wdl50::kDraw;
+    detail::ZeroingMoves moves;
+    detail::generate_zeroing(b, false, moves);
+    auto s = search(b, false, moves);
     if (!s) return s.error();
     return s->wdl;
   }
 
-  Result<Dtz50> dtz_of(Position& pos) const {
+  Result<Dtz50> dtz_of(const Position& pos) const {
     if (popcount(pos.pieces()) == 2) return Dtz50{};
-    MoveList moves;
-    generate_legal(pos, moves);
-    if (moves.empty()) return pos.in_check() ? Dtz50{Wdl50::kLoss, -1} : Dtz50{};
-    auto s = search(pos, true);
+    const ProbeBoard b = ProbeBoard::of(pos);
+    detail::ZeroingMoves zeroing;
+    detail::generate_zeroing(b, true, zeroing);
+    if (zeroing.size() == 0 && !detail::has_other_legal_move(b, true))
+      return pos.in_check() ? Dtz50{Wdl50::kLoss, -1} : Dtz50{};
+    auto s = search(b, true, zeroing);
     if (!s) return s.error();
     if (s->wdl == Wdl50::kDraw) return Dtz50{};
     if (s->zeroing_best) return before_zeroing(s->wdl);
-    auto e = entry(pos);
-    if (!e) return e.error();
-    if (!(*e)->dtz) return make_error(ErrorCode::kUnavailable, "no Syzygy DTZ file for " + (*e)->name);
-    const auto& file = (*e)->dtz->get();
+    auto found = slot(b);
+    if (!found) return found.error();
+    const Entry& e = *(*found)->entry;
+    if (!e.dtz) return make_error(ErrorCode::kUnavailable, "no Syzygy DTZ file for " + e.name);
+    const auto& file = e.dtz->get();
     if (!file) return file.error();
-    auto stored = file->dtz(pos, int(s->wdl));
+    auto stored = file->dtz(orient(b, **found), int(s->wdl));
     if (!stored) return stored.error();
     if (stored->stored) return Dtz50{s->wdl, formats::syzygy::signed_dtz(int(s->wdl), stored->plies)};
     // The file holds the other side to move: the best move's value, one ply on.
+    Position p = pos;
     std::optional<int> best;
-    for (const Move m : moves) {
-      auto v = move_value(pos, m);
+    for (const Move m : legal_moves(p)) {
+      auto v = move_value(p, m);
       if (!v) return v.error();
       if ((v->dtz > 0) == (int(s->wdl) > 0) && v->dtz != 0 && (!best || v->dtz < *best)) best = v->dtz;
     }
@@ -194,7 +236,7 @@ struct SyzygyTablebase::Impl {
     if (mate) {
       child = Dtz50{Wdl50::kLoss, -1};
     } else if (out.zeroing) {
-      auto w = wdl_of(pos);
+      auto w = wdl_of(ProbeBoard::of(pos));
       if (w) child = before_zeroing(*w);
       else child = w.error();
     } else {
@@ -247,10 +289,14 @@ Result<SyzygyTablebase> SyzygyTablebase::open(const std::vector<std::filesystem:
       slot->path = path;
     }
   }
+  std::size_t size = 16;
+  while (size < 4 * impl->entries.size()) size *= 2;
+  impl->slots.assign(size, Slot{});
   for (const auto& e : impl->entries) {
     if (!e->wdl) continue;  // a DTZ file alone answers nothing: probing needs the WDL first
-    impl->by_key.emplace(key_of(e->material), e.get());
-    impl->by_key.emplace(key_of(e->material.swapped()), e.get());
+    e->symmetric = e->material.is_symmetric();
+    impl->add_key(key_of(e->material), e.get(), false);
+    impl->add_key(key_of(e->material.swapped()), e.get(), true);
     impl->max_men = std::max(impl->max_men, e->material.piece_count());
   }
   return SyzygyTablebase(std::move(impl));
@@ -267,8 +313,8 @@ std::vector<std::string> SyzygyTablebase::materials() const {
 }
 
 bool SyzygyTablebase::has_dtz(const Position& pos) const {
-  auto e = impl_->entry(pos);
-  return e && (*e)->dtz;
+  auto s = impl_->slot(ProbeBoard::of(pos));
+  return s && (*s)->entry->dtz;
 }
 
 namespace {
@@ -281,14 +327,12 @@ Status check_probeable(const Position& pos) {
 
 Result<Wdl50> SyzygyTablebase::probe_wdl(const Position& pos) const {
   if (auto st = check_probeable(pos); !st) return st.error();
-  Position p = pos;
-  return impl_->wdl_of(p);
+  return impl_->wdl_of(ProbeBoard::of(pos));
 }
 
 Result<Dtz50> SyzygyTablebase::probe_dtz(const Position& pos) const {
   if (auto st = check_probeable(pos); !st) return st.error();
-  Position p = pos;
-  return impl_->dtz_of(p);
+  return impl_->dtz_of(pos);
 }
 
 Result<std::vector<Dtz50Move>> SyzygyTablebase::rank_moves(const Position& pos) const {

@@ -1,5 +1,6 @@
 // Probe speed, for scripts/bench/probe (not a ctest). Prints one JSON object.
-// Usage: tbkit_probe_bench TABLES_DIR GAVIOTA_DIR [FIVE_PIECE_TABLE.dtm] [POSITIONS] [RUNS]
+// Usage: tbkit_probe_bench [--syzygy DIR]... [--syzygy-five FILE.rtbw] [--syzygy-only]
+//                          TABLES_DIR GAVIOTA_DIR [FIVE_PIECE_TABLE.dtm] [POSITIONS] [RUNS]
 // Sets: "3-4" (random legal positions over all 3- and 4-piece tables), "3" (3-piece only) and,
 // when the 5-piece file is given and exists, "5" (that table only). For each set: tbkit warm with
 // 1 and 2 threads (cache large enough, filled by a first pass), cold (fresh Tablebase: files
@@ -12,6 +13,14 @@
 // wrong table (tests/support/gaviota_oracle.h): its probes that fail or answer other than a
 // single-threaded pass are counted in the JSON instead ("gaviota_warm_Nt_failures" over all runs,
 // "..._wrong_values" of them answered a value, "gaviota_failed_probes" the first few).
+// Syzygy (each --syzygy DIR, on the same positions as the DTM sets 3-4 and 3, and with --syzygy-five
+// on that table's positions, its directory first and the first --syzygy DIR for the captures):
+// probe_wdl warm with 1 and 2 threads, probe_dtz warm with 1 and 2 threads (one SyzygyTablebase, a
+// first pass opens every file), the latency of single WDL probes with the files open (comparable with
+// the DTM cold-probe latency: nothing is cached, so this is what any probe costs), and the first-probe
+// latency: a new SyzygyTablebase per sample (open() not timed), the one probe_wdl timed, which maps and
+// validates the position's file and those its captures reach (the files are in the OS page cache).
+// "wdl_hash"/"dtz_hash" fold every answer, to compare builds. --syzygy-only skips DTM and Gaviota.
 #include <fcntl.h>
 #include <time.h>
 #include <unistd.h>
@@ -29,6 +38,7 @@
 
 #include "chess/fen.h"
 #include "model/material.h"
+#include "probe/syzygy_tablebase.h"
 #include "probe/tablebase.h"
 #include "tests/probe/random_position.h"
 #include "tests/support/gaviota_oracle.h"
@@ -303,37 +313,175 @@ std::string json_set(const std::string& name, const std::filesystem::path& dir, 
   return out + "}";
 }
 
+
+probe::SyzygyTablebase open_syzygy(const std::vector<std::filesystem::path>& dirs) {
+  auto tb = probe::SyzygyTablebase::open(dirs);
+  if (!tb) {
+    std::fprintf(stderr, "probe_bench: %s\n", tb.error().message.c_str());
+    std::exit(3);
+  }
+  if (tb->max_men() == 0) {
+    std::fprintf(stderr, "probe_bench: no Syzygy files in %s\n", dirs.front().c_str());
+    std::exit(3);
+  }
+  return std::move(*tb);
+}
+
+std::uint64_t fold(std::uint64_t h, std::int64_t v) { return (h ^ std::uint64_t(v + 1000)) * 0x100000001b3ULL; }
+
+std::string json_syzygy_set(const std::string& name, const std::vector<std::filesystem::path>& dirs,
+                            const std::vector<chess::Position>& pos, int runs, FailureLog& log) {
+  const std::size_t n = pos.size();
+  std::string out = "\"" + name + "\": {\"positions\": " + std::to_string(n);
+  auto add = [&](const std::string& key, double v, const char* format) {
+    char buf[160];
+    std::snprintf(buf, sizeof buf, format, key.c_str(), v);
+    out += buf;
+  };
+  auto rates = [&](const std::string& key, const std::vector<Rate>& v) {
+    std::vector<double> wall, cpu;
+    for (const Rate& r : v) {
+      wall.push_back(r.wall);
+      cpu.push_back(r.cpu);
+    }
+    add(key + "_probes_per_s", median(wall), ", \"%s\": %.0f");
+    add(key + "_probes_per_cpu_s", median(cpu), ", \"%s\": %.0f");
+  };
+  auto latencies = [&](const std::string& key, std::vector<double> lat) {
+    std::sort(lat.begin(), lat.end());
+    add(key + "_us_median", median(lat), ", \"%s\": %.2f");
+    add(key + "_us_p99", lat[lat.size() * 99 / 100], ", \"%s\": %.2f");
+  };
+  const probe::SyzygyTablebase tb = open_syzygy(dirs);
+  const ProbeFn wdl = [&](std::size_t i) -> std::optional<Miss> {
+    if (auto r = tb.probe_wdl(pos[i]); !r) return Miss{r.error().message};
+    return std::nullopt;
+  };
+  const ProbeFn dtz = [&](std::size_t i) -> std::optional<Miss> {
+    if (auto r = tb.probe_dtz(pos[i]); !r) return Miss{r.error().message};
+    return std::nullopt;
+  };
+  // The first pass opens every file and folds the answers.
+  std::uint64_t wdl_hash = 0xcbf29ce484222325ULL, dtz_hash = wdl_hash;
+  for (std::size_t i = 0; i < n; ++i) {
+    auto w = tb.probe_wdl(pos[i]);
+    auto d = tb.probe_dtz(pos[i]);
+    if (!w || !d) fail_tbkit(log, pos, {{i, 1, {(!w ? w.error() : d.error()).message}}});
+    wdl_hash = fold(wdl_hash, int(*w));
+    dtz_hash = fold(fold(dtz_hash, int(d->wdl)), d->dtz);
+  }
+  char buf[96];
+  std::snprintf(buf, sizeof buf, ", \"wdl_hash\": \"%016llx\", \"dtz_hash\": \"%016llx\"",
+                static_cast<unsigned long long>(wdl_hash), static_cast<unsigned long long>(dtz_hash));
+  out += buf;
+  std::vector<Rate> w1, w2, d1, d2;
+  for (int r = 0; r < runs; ++r) {
+    w1.push_back(rate_tbkit(n, 1, wdl, log, pos));
+    w2.push_back(rate_tbkit(n, 2, wdl, log, pos));
+    d1.push_back(rate_tbkit(n, 1, dtz, log, pos));
+    d2.push_back(rate_tbkit(n, 2, dtz, log, pos));
+  }
+  rates("wdl_warm_1t", w1);
+  rates("wdl_warm_2t", w2);
+  rates("dtz_warm_1t", d1);
+  rates("dtz_warm_2t", d2);
+  // Single probes with the files open (the DTM cold probe's counterpart: Syzygy caches nothing).
+  std::vector<double> lat;
+  for (std::size_t i = 0; i < n && lat.size() < 20000; ++i) {
+    const auto t0 = Clock::now();
+    auto r = tb.probe_wdl(pos[i]);
+    lat.push_back(seconds_since(t0) * 1e6);
+    if (!r) fail_tbkit(log, pos, {{i, 1, {r.error().message}}});
+  }
+  latencies("wdl_files_open_latency", lat);
+  // First probe of a new SyzygyTablebase: maps and validates the files the probe needs.
+  lat.clear();
+  for (std::size_t i = 0; i < n && lat.size() < 2000; ++i) {
+    const probe::SyzygyTablebase fresh = open_syzygy(dirs);
+    const auto t0 = Clock::now();
+    auto r = fresh.probe_wdl(pos[i]);
+    lat.push_back(seconds_since(t0) * 1e6);
+    if (!r) fail_tbkit(log, pos, {{i, 1, {r.error().message}}});
+  }
+  latencies("wdl_first_probe_latency", lat);
+  return out + "}";
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 3 || argc > 6) {
-    std::fprintf(stderr, "usage: %s TABLES_DIR GAVIOTA_DIR [FIVE_PIECE_TABLE.dtm] [POSITIONS] [RUNS]\n", argv[0]);
+  std::vector<std::string> args;
+  std::vector<std::filesystem::path> syzygy_dirs;
+  std::string syzygy_five;
+  bool syzygy_only = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if ((a == "--syzygy" || a == "--syzygy-five") && i + 1 < argc) {
+      if (a == "--syzygy") syzygy_dirs.emplace_back(argv[++i]);
+      else syzygy_five = argv[++i];
+    } else if (a == "--syzygy-only") {
+      syzygy_only = true;
+    } else {
+      args.push_back(a);
+    }
+  }
+  if (args.size() < 2 || args.size() > 5 || (syzygy_only && syzygy_dirs.empty())) {
+    std::fprintf(stderr,
+                 "usage: %s [--syzygy DIR]... [--syzygy-five FILE.rtbw] [--syzygy-only] TABLES_DIR GAVIOTA_DIR "
+                 "[FIVE_PIECE_TABLE.dtm] [POSITIONS] [RUNS]\n",
+                 argv[0]);
     return 2;
   }
-  const std::filesystem::path tables = argv[1];
-  const std::string five = argc > 3 ? argv[3] : "";
-  const std::size_t n = argc > 4 ? std::strtoull(argv[4], nullptr, 10) : 200000;
-  const int runs = argc > 5 ? std::atoi(argv[5]) : 5;
-  auto oracle = testing::GaviotaOracle::open({argv[2]}, std::size_t{256} << 20);
-  if (!oracle) {
-    std::fprintf(stderr, "probe_bench: %s\n", oracle.error().message.c_str());
-    return 3;
-  }
+  const std::filesystem::path tables = args[0];
+  const std::string five = args.size() > 2 ? args[2] : "";
+  const std::size_t n = args.size() > 3 ? std::strtoull(args[3].c_str(), nullptr, 10) : 200000;
+  const int runs = args.size() > 4 ? std::atoi(args[4].c_str()) : 5;
   FailureLog log;
-  std::string out = "{\"runs\": " + std::to_string(runs) + ", \"gaviota_cache_mib\": 256, \"tbkit_warm_cache_mib\": 1024, ";
-  out += json_set("3-4", tables, positions_of(model::all_materials(4), n, 1), runs, &*oracle, log);
-  out += ", " + json_set("3", tables, positions_of(model::all_materials(3), n, 2), runs, &*oracle, log);
-  std::error_code ec;
-  if (!five.empty() && std::filesystem::is_regular_file(five, ec)) {
-    const std::filesystem::path p(five);
-    auto m = model::Material::parse(p.stem().string());
-    if (!m) {
-      std::fprintf(stderr, "probe_bench: %s: not a material file name\n", five.c_str());
-      return 2;
+  std::string out = "{\"runs\": " + std::to_string(runs);
+  const auto positions34 = positions_of(model::all_materials(4), n, 1);
+  const auto positions3 = positions_of(model::all_materials(3), n, 2);
+  if (!syzygy_only) {
+    auto oracle = testing::GaviotaOracle::open({args[1]}, std::size_t{256} << 20);
+    if (!oracle) {
+      std::fprintf(stderr, "probe_bench: %s\n", oracle.error().message.c_str());
+      return 3;
     }
-    out += ", " + json_set("5:" + m->name(), p.parent_path(), positions_of({*m}, n, 3), runs, nullptr, log);
-  } else {
-    out += ", \"5\": \"skipped: no 5-piece table given or found\"";
+    out += ", \"gaviota_cache_mib\": 256, \"tbkit_warm_cache_mib\": 1024, ";
+    out += json_set("3-4", tables, positions34, runs, &*oracle, log);
+    out += ", " + json_set("3", tables, positions3, runs, &*oracle, log);
+    std::error_code ec;
+    if (!five.empty() && std::filesystem::is_regular_file(five, ec)) {
+      const std::filesystem::path p(five);
+      auto m = model::Material::parse(p.stem().string());
+      if (!m) {
+        std::fprintf(stderr, "probe_bench: %s: not a material file name\n", five.c_str());
+        return 2;
+      }
+      out += ", " + json_set("5:" + m->name(), p.parent_path(), positions_of({*m}, n, 3), runs, nullptr, log);
+    } else {
+      out += ", \"5\": \"skipped: no 5-piece table given or found\"";
+    }
+  }
+  if (!syzygy_dirs.empty()) {
+    out += ", \"syzygy\": {";
+    for (std::size_t d = 0; d < syzygy_dirs.size(); ++d) {
+      const auto& dir = syzygy_dirs[d];
+      out += (d ? ", " : "") + json_string(dir.string()) + ": {";
+      out += json_syzygy_set("3-4", {dir}, positions34, runs, log);
+      out += ", " + json_syzygy_set("3", {dir}, positions3, runs, log);
+      std::error_code ec;
+      if (d == 0 && !syzygy_five.empty() && std::filesystem::is_regular_file(syzygy_five, ec)) {
+        const std::filesystem::path p(syzygy_five);
+        auto m = model::Material::parse(p.stem().string());
+        if (!m) {
+          std::fprintf(stderr, "probe_bench: %s: not a material file name\n", syzygy_five.c_str());
+          return 2;
+        }
+        out += ", " + json_syzygy_set("5:" + m->name(), {p.parent_path(), dir}, positions_of({*m}, n, 3), runs, log);
+      }
+      out += "}";
+    }
+    out += "}";
   }
   log.finish();
   std::printf("%s}\n", out.c_str());
