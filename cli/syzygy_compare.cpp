@@ -14,7 +14,8 @@ namespace tbkit::cli {
 using namespace chess;
 
 SyzygyComparison compare_with_syzygy(const gen::DtzTable& table, const probe::SyzygyTablebase& tb,
-                                     tbb::task_arena& arena, bool rounding, std::uint64_t every) {
+                                     tbb::task_arena& arena, bool rounding, std::uint64_t every,
+                                     DtzScope scope) {
   assert(every >= 1);
   SyzygyComparison out;
   std::mutex mutex;
@@ -48,26 +49,39 @@ SyzygyComparison compare_with_syzygy(const gen::DtzTable& table, const probe::Sy
           continue;
         }
         if (!tb.has_dtz(*pos)) continue;
-        auto dtz = tb.probe_dtz(*pos);
+        Result<std::optional<probe::Dtz50>> dtz = std::optional<probe::Dtz50>{};
+        if (scope == DtzScope::kStored) {
+          dtz = tb.probe_dtz_stored(*pos);
+        } else if (auto every_side = tb.probe_dtz(*pos)) {
+          dtz = std::optional(*every_side);
+        } else {
+          dtz = every_side.error();
+        }
         if (!dtz) {
           ++local.errors;
           note(dtz.error().message);
           continue;
         }
+        if (!*dtz) {
+          ++local.dtz_unstored;
+          continue;
+        }
+        const probe::Dtz50 theirs = **dtz;
         ++local.dtz_compared;
-        if (dtz->dtz == ours) {
+        if (theirs.dtz == ours) {
           ++local.dtz_exact;
-        } else if (rounding && ours != 0 && (dtz->dtz > 0) == (ours > 0) && std::abs(dtz->dtz - ours) == 1) {
+        } else if (rounding && ours != 0 && (theirs.dtz > 0) == (ours > 0) && std::abs(theirs.dtz - ours) == 1) {
           ++local.dtz_rounded;
         } else {
           ++local.dtz_mismatches;
-          note("DTZ50 ours " + std::to_string(ours) + ", file " + std::to_string(dtz->dtz));
+          note("DTZ50 ours " + std::to_string(ours) + ", file " + std::to_string(theirs.dtz));
         }
       }
       std::lock_guard lock(mutex);
       out.positions += local.positions;
       out.wdl_mismatches += local.wdl_mismatches;
       out.dtz_compared += local.dtz_compared;
+      out.dtz_unstored += local.dtz_unstored;
       out.dtz_exact += local.dtz_exact;
       out.dtz_rounded += local.dtz_rounded;
       out.dtz_mismatches += local.dtz_mismatches;

@@ -1,6 +1,7 @@
 // Comparison of our WDL50/DTZ50 tables with Syzygy files read through the probe library: every
 // legal position of both sides to move (no en-passant right), probed as an engine probes (captures
-// searched, the unstored DTZ side by one ply). For `tbkit verify` and scripts/verify-syzygy.
+// searched; the unstored DTZ side by one ply, or left out). For `tbkit verify` and
+// scripts/verify-syzygy.
 #pragma once
 
 #include <cstdint>
@@ -18,6 +19,7 @@ struct SyzygyComparison {
   std::uint64_t positions = 0;      // legal positions compared (both sides)
   std::uint64_t wdl_mismatches = 0;
   std::uint64_t dtz_compared = 0;   // positions whose DTZ was compared (a DTZ file was present)
+  std::uint64_t dtz_unstored = 0;   // left out by DtzScope::kStored: the file holds the other side
   std::uint64_t dtz_exact = 0;
   std::uint64_t dtz_rounded = 0;    // one ply off ours (the file stores the class in moves)
   std::uint64_t dtz_mismatches = 0;
@@ -29,12 +31,19 @@ struct SyzygyComparison {
   }
 };
 
+// Which positions' DTZ50 is compared: every position (the side the file leaves out through the
+// probe's one-ply search), or only where the file stores it (a draw, or a zeroing move best,
+// counts as stored: the probe answers it without the file). kStored is the check of the files
+// themselves, and tens of times faster on 5-man tables.
+enum class DtzScope { kEveryPosition, kStored };
+
 // Compares `table` with the files of its material in `tb`. DTZ is compared when `tb` holds the
 // material's DTZ file. `rounding`: accept a DTZ one ply off ours, same sign (Syzygy's files store
 // some classes in moves); without it only exact DTZ values pass. `every` > 1 compares only the index
 // slots that are a multiple of it (a systematic sample, the same for both sides to move).
 [[nodiscard]] SyzygyComparison compare_with_syzygy(const gen::DtzTable& table, const probe::SyzygyTablebase& tb,
                                                    tbb::task_arena& arena, bool rounding = true,
-                                                   std::uint64_t every = 1);
+                                                   std::uint64_t every = 1,
+                                                   DtzScope scope = DtzScope::kEveryPosition);
 
 }  // namespace tbkit::cli

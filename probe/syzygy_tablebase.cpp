@@ -194,17 +194,19 @@ struct SyzygyTablebase::Impl {
     return s->wdl;
   }
 
-  Result<Dtz50> dtz_of(const Position& pos) const {
-    if (popcount(pos.pieces()) == 2) return Dtz50{};
+  // With `search_unstored` false, nullopt where the file holds the other side to move (the answer
+  // would need the one-ply search).
+  Result<std::optional<Dtz50>> dtz_of(const Position& pos, bool search_unstored) const {
+    if (popcount(pos.pieces()) == 2) return std::optional(Dtz50{});
     const ProbeBoard b = ProbeBoard::of(pos);
     detail::ZeroingMoves zeroing;
     detail::generate_zeroing(b, true, zeroing);
     if (zeroing.size() == 0 && !detail::has_other_legal_move(b, true))
-      return pos.in_check() ? Dtz50{Wdl50::kLoss, -1} : Dtz50{};
+      return std::optional(pos.in_check() ? Dtz50{Wdl50::kLoss, -1} : Dtz50{});
     auto s = search(b, true, zeroing);
     if (!s) return s.error();
-    if (s->wdl == Wdl50::kDraw) return Dtz50{};
-    if (s->zeroing_best) return before_zeroing(s->wdl);
+    if (s->wdl == Wdl50::kDraw) return std::optional(Dtz50{});
+    if (s->zeroing_best) return std::optional(before_zeroing(s->wdl));
     auto found = slot(b);
     if (!found) return found.error();
     const Entry& e = *(*found)->entry;
@@ -213,7 +215,8 @@ struct SyzygyTablebase::Impl {
     if (!file) return file.error();
     auto stored = file->dtz(orient(b, **found), int(s->wdl));
     if (!stored) return stored.error();
-    if (stored->stored) return Dtz50{s->wdl, formats::syzygy::signed_dtz(int(s->wdl), stored->plies)};
+    if (stored->stored) return std::optional(Dtz50{s->wdl, formats::syzygy::signed_dtz(int(s->wdl), stored->plies)});
+    if (!search_unstored) return std::optional<Dtz50>{};
     // The file holds the other side to move: the best move's value, one ply on.
     Position p = pos;
     std::optional<int> best;
@@ -222,7 +225,7 @@ struct SyzygyTablebase::Impl {
       if (!v) return v.error();
       if ((v->dtz > 0) == (int(s->wdl) > 0) && v->dtz != 0 && (!best || v->dtz < *best)) best = v->dtz;
     }
-    return Dtz50{s->wdl, best ? *best : -1};
+    return std::optional(Dtz50{s->wdl, best ? *best : -1});
   }
 
   // A move's WDL50 and DTZ50 for the side playing it, counted from the position before it.
@@ -240,7 +243,9 @@ struct SyzygyTablebase::Impl {
       if (w) child = before_zeroing(*w);
       else child = w.error();
     } else {
-      child = dtz_of(pos);
+      auto d = dtz_of(pos, true);
+      if (d) child = **d;
+      else child = d.error();
     }
     pos.undo_move(m);
     if (!child) return child.error();
@@ -332,7 +337,14 @@ Result<Wdl50> SyzygyTablebase::probe_wdl(const Position& pos) const {
 
 Result<Dtz50> SyzygyTablebase::probe_dtz(const Position& pos) const {
   if (auto st = check_probeable(pos); !st) return st.error();
-  return impl_->dtz_of(pos);
+  auto d = impl_->dtz_of(pos, true);
+  if (!d) return d.error();
+  return **d;
+}
+
+Result<std::optional<Dtz50>> SyzygyTablebase::probe_dtz_stored(const Position& pos) const {
+  if (auto st = check_probeable(pos); !st) return st.error();
+  return impl_->dtz_of(pos, false);
 }
 
 Result<std::vector<Dtz50Move>> SyzygyTablebase::rank_moves(const Position& pos) const {

@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -73,6 +74,10 @@ class SyzygyTablebase {
   // captures reach: their WDL suffices). When the file stores the other side to move, one ply is
   // searched. Errors as probe_wdl, and kUnavailable when the DTZ file is missing.
   [[nodiscard]] Result<Dtz50> probe_dtz(const chess::Position& pos) const;
+  // probe_dtz without that one-ply search: nullopt when the DTZ file holds the other side to move.
+  // What a file itself says, for comparing files (a draw, or a zeroing move best, needs no DTZ
+  // value and is answered). Errors as probe_dtz.
+  [[nodiscard]] Result<std::optional<Dtz50>> probe_dtz_stored(const chess::Position& pos) const;
 
   // Every legal move with its WDL50 and DTZ50, best first for the side to move: 50-move wins by
   // smallest DTZ, cursed wins, draws, blessed losses, losses by largest DTZ; ties keep move

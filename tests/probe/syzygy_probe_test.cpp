@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "chess/fen.h"
 #include "chess/movegen.h"
 #include "formats/syzygy_file.h"
 #include "model/material.h"
@@ -235,4 +236,43 @@ TEST_CASE("SyzygyTablebase answers as the plain reference search does", "[probe]
   }
   CHECK(values > 2000);
   CHECK(errors > 10);
+}
+
+TEST_CASE("probe_dtz_stored answers where the file stores the side to move, as probe_dtz does", "[probe][syzygy]") {
+  auto tb = probe::SyzygyTablebase::open({fixtures()});
+  REQUIRE(tb);
+  // Each fixture's DTZ file stores one side to move; the other side's answers are left out.
+  const auto positions = random_positions({"KQvK", "KPvK", "KPvKP"}, 4000, 9);
+  int answered = 0, left_out = 0, decisive = 0;
+  for (const Position& pos : positions) {
+    auto full = tb->probe_dtz(pos);
+    auto stored = tb->probe_dtz_stored(pos);
+    REQUIRE(bool(full) == bool(stored));
+    if (!full) continue;
+    if (!*stored) {
+      ++left_out;
+      // Only a decided position that no zeroing move wins at once needs the file's other side.
+      CHECK(full->wdl != probe::Wdl50::kDraw);
+      continue;
+    }
+    REQUIRE((*stored)->wdl == full->wdl);
+    REQUIRE((*stored)->dtz == full->dtz);
+    ++answered;
+    decisive += full->dtz != 0;
+  }
+  CHECK(answered > 1000);
+  CHECK(left_out > 500);
+  CHECK(decisive > 500);
+  // Black to move in KQvK: the file stores White's side, so the answer needs the one-ply search.
+  auto black = chess::parse_fen("8/8/8/3k4/8/8/8/Q3K3 b - - 0 1");
+  REQUIRE(black);
+  auto left = tb->probe_dtz_stored(*black);
+  REQUIRE(left);
+  CHECK(!*left);
+  auto white = chess::parse_fen("8/8/8/3k4/8/8/8/Q3K3 w - - 0 1");
+  REQUIRE(white);
+  auto kept = tb->probe_dtz_stored(*white);
+  REQUIRE(kept);
+  REQUIRE(*kept);
+  CHECK((*kept)->wdl == probe::Wdl50::kWin);
 }
