@@ -1,0 +1,93 @@
+// The compression core of the Syzygy writer: recursive pair symbols over a value stream, canonical
+// Huffman codes limited to 32 bits, fixed-size blocks with their value counts and the sparse index,
+// and the compression record that describes them (docs/formats/syzygy.md). Used by
+// formats/syzygy_encoder.cpp, which prepares the values (WDL, DTZ) and lays out the files. Internal to
+// formats/: pure functions, thread-safe.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "formats/byte_order.h"
+#include "formats/syzygy_encoder.h"
+
+namespace tbkit::formats::syzygy::pairs {
+
+inline constexpr int kMaxSymbols = 4095;            // tree entries hold 12-bit symbols; 0xFFF marks a leaf
+inline constexpr std::uint16_t kLeafMark = 0xFFF;
+// Byte streams keep pair symbols as an escape byte (>= leaf count) and a low byte: 16 escapes cover
+// 4096 symbols.
+inline constexpr int kMaxByteLeaves = 240;
+
+struct SymbolDef {
+  std::uint16_t left = 0;  // leaf: the stored value; pair: the first symbol
+  std::uint16_t right = kLeafMark;
+  std::uint32_t expansion = 1;  // values the symbol stands for
+};
+
+// A value stream being rewritten into symbols in place: a symbol covering values [i, i + expansion)
+// is written at i (the rest of its span is ignored).
+template <class T>
+class SymbolStream {
+ public:
+  SymbolStream(std::vector<T> data, int leaves) : data_(std::move(data)), leaves_(leaves) {}
+
+  [[nodiscard]] std::uint64_t size() const { return data_.size(); }
+  [[nodiscard]] int at(std::uint64_t i) const {
+    if constexpr (sizeof(T) == 1) {
+      const int b = data_[i];
+      return b < leaves_ ? b : leaves_ + (((b - leaves_) << 8) | data_[i + 1]);
+    } else {
+      return data_[i];
+    }
+  }
+  // Precondition: a pair symbol (>= leaf count) spans at least two values.
+  void put(std::uint64_t i, int symbol) {
+    if constexpr (sizeof(T) == 1) {
+      if (symbol < leaves_) {
+        data_[i] = T(symbol);
+      } else {
+        data_[i] = T(leaves_ + ((symbol - leaves_) >> 8));
+        data_[i + 1] = T((symbol - leaves_) & 0xFF);
+      }
+    } else {
+      data_[i] = T(symbol);
+    }
+  }
+
+ private:
+  std::vector<T> data_;
+  int leaves_;
+};
+
+// Little-endian append.
+template <class T>
+void append_le(std::vector<std::byte>& out, T v) {
+  const std::size_t at = out.size();
+  out.resize(at + sizeof(T));
+  store_le<T>(out.data() + at, v);
+}
+
+struct StreamOptions {
+  int min_pair_frequency = 8;  // a pair becomes a symbol only if it occurs this often
+  int max_block_log2 = 6;      // largest block tried (log2 bytes); smaller ones down to 32 bytes
+};
+
+// Pairs, codes, blocks and indexes of a stream whose leaves are `defs` (leaf symbols only: left is
+// the stored value); the record starts with `flags`. The stream is rewritten in place.
+[[nodiscard]] CompressedSubtable compress_stream(SymbolStream<std::uint8_t>& s, std::vector<SymbolDef> defs,
+                                                 std::uint8_t flags, const StreamOptions& options);
+[[nodiscard]] CompressedSubtable compress_stream(SymbolStream<std::uint16_t>& s, std::vector<SymbolDef> defs,
+                                                 std::uint8_t flags, const StreamOptions& options);
+
+// The record of a subtable of n values all equal to `value`.
+[[nodiscard]] CompressedSubtable single_value_record(std::uint8_t flags, std::uint8_t value, std::uint64_t n);
+
+// Bytes the subtable takes in a file: record, value map, sparse index, block lengths, data.
+[[nodiscard]] inline std::uint64_t stored_bytes(const CompressedSubtable& s) {
+  return s.record.size() + s.value_map.size() + s.sparse_index.size() + s.block_lengths.size() + s.data.size();
+}
+
+}  // namespace tbkit::formats::syzygy::pairs
