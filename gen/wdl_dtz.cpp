@@ -18,6 +18,7 @@ namespace tbkit::gen {
 using namespace chess;
 
 void DtzSet::add(std::shared_ptr<const DtzTable> table) {
+  assert(table != nullptr);
   const Material& m = table->material();
   entries_.push_back({m.key(), false, table.get()});
   if (!m.is_symmetric()) entries_.push_back({m.flipped().key(), true, table.get()});

@@ -54,6 +54,7 @@ struct DtzTable {
 // thread, then read concurrently (probe is const and thread-safe).
 class DtzSet {
  public:
+  // Precondition: `table` is not null.
   void add(std::shared_ptr<const DtzTable> table);
   [[nodiscard]] const DtzTable* find(const Material& normalized) const { return shared(normalized).get(); }
   [[nodiscard]] bool contains(const Material& normalized) const { return find(normalized) != nullptr; }
