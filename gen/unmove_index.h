@@ -1,0 +1,137 @@
+// Predecessor indexes computed from a slot's index digits rather than by encoding a board: the
+// technique of the DTM solver's propagation (gen/solver.cpp), for passes that un-move pieces and
+// kings only (the WDL50/DTZ50 pass's non-zeroing un-moves).
+#pragma once
+
+#include <array>
+#include <cassert>
+#include <cstdint>
+
+#include "gen/model.h"
+#include "model/board.h"
+#include "model/index_scheme.h"
+
+namespace tbkit::gen {
+
+// Calls direct(p, type) with the index p of each predecessor of the canonical board `b` of slot
+// `i` of `scheme` reached by a non-capturing knight, bishop, rook, queen or king un-move of the
+// side not to move (~b.side) that can be numbered from i's digits, and returns the men and king
+// squares it covered. Un-moves that would leave b.side's king in check from the moving man, or
+// expose it, are mostly left out; the rest may still give an illegal predecessor, whose slot the
+// caller's table marks illegal. Every predecessor passed has stabilizer size 1 (it stands for one
+// board). The un-moves not covered go through model::for_each_unmove(b, f, skip | covered.men,
+// covered.king_from), which then gives exactly the legal predecessors not passed here. In the
+// pawnless diagonal case (both kings on a1-h8) nothing is covered. Pawns never move here.
+struct CoveredUnmoves {
+  chess::Bitboard men = 0;        // men (of ~b.side) whose every un-move was covered
+  chess::Bitboard king_from = 0;  // squares the king's un-moves from were covered (or excluded)
+  // Whether nothing is left for for_each_unmove, given the pieces it would move.
+  [[nodiscard]] bool all(const Board& b) const {
+    using namespace chess;
+    const Color mover = ~b.side;
+    const Bitboard pieces = b.by_color[index_of(mover)] & ~b.by_type[index_of(PieceType::kKing)] &
+                            ~b.by_type[index_of(PieceType::kPawn)];
+    return !(king_attacks(b.king(mover)) & ~b.occupied() & ~king_from) && !(pieces & ~men);
+  }
+};
+
+template <class Direct>
+CoveredUnmoves for_each_indexed_unmove(const model::IndexScheme& scheme, const Board& b, std::uint64_t i,
+                                       Direct&& direct) {
+  using namespace chess;
+  CoveredUnmoves covered;
+  if (scheme.diagonal_case(b)) return covered;
+  std::array<model::IndexScheme::GroupPlacement, model::IndexScheme::kMaxGroups> groups;
+  const int group_count = scheme.group_placements(b, groups);
+  std::array<std::uint64_t, model::IndexScheme::kMaxGroups> number{};  // of each group of several men
+  for (int h = 0; h < group_count; ++h)
+    if (groups[h].count > 1) number[h] = model::combination_rank(groups[h].placed, groups[h].avail);
+  // A man of an earlier group (or a king) on `from` instead of `at` changes a later group's number:
+  // a single man's rank moves by one when the moving man crosses it.
+  auto later_change = [&](int h, Bitboard at, Bitboard from) {
+    const auto& gr = groups[h];
+    if (gr.count == 1) return (std::uint64_t(at < gr.placed) - std::uint64_t(from < gr.placed)) * gr.stride;
+    return (model::combination_rank(gr.placed, (gr.avail | at) & ~from) - number[h]) * gr.stride;
+  };
+  auto man_index = [&](int g, Bitboard at, Bitboard from) {
+    const auto& gr = groups[g];
+    std::uint64_t p = i;
+    if (gr.count == 1)
+      p += std::uint64_t(std::int64_t(popcount(gr.avail & (from - 1)) - popcount(gr.avail & (at - 1)))) * gr.stride;
+    else
+      p += (model::combination_rank(gr.placed ^ at ^ from, gr.avail) - number[g]) * gr.stride;
+    for (int h = g + 1; h < group_count; ++h) p += later_change(h, at, from);
+    return p;
+  };
+  const int pair = int(i / scheme.pair_stride());
+  auto king_index = [&](int new_pair, Bitboard at, Bitboard from) {
+    std::uint64_t p = i + std::uint64_t(std::int64_t(new_pair - pair)) * scheme.pair_stride();
+    for (int h = 0; h < group_count; ++h)
+      if (!groups[h].pawn) p += later_change(h, at, from);
+    return p;
+  };
+
+  const Color side = b.side, mover = ~b.side;
+  const Bitboard occ = b.occupied();
+  const Square ksq = b.king(side);
+  const Bitboard mine = b.by_color[index_of(mover)];
+  const Bitboard queens = b.by_type[index_of(PieceType::kQueen)];
+  const Bitboard straight = (b.by_type[index_of(PieceType::kRook)] | queens) & mine;
+  const Bitboard diagonal = (b.by_type[index_of(PieceType::kBishop)] | queens) & mine;
+  const Bitboard leaper_checkers =
+      ((knight_attacks(ksq) & b.by_type[index_of(PieceType::kKnight)]) | (pawn_attacks(side, ksq) & b.by_type[index_of(PieceType::kPawn)])) &
+      mine;
+  const Bitboard slider_checkers = (rook_attacks(ksq, occ) & straight) | (bishop_attacks(ksq, occ) & diagonal);
+  // The squares a man on `at` may come from without the predecessor leaving b.side in check: a
+  // check by another man stays (two slider checks: one is blocked only from between), a man that
+  // alone shields the king must come back onto the shielding segment, and no man comes from a
+  // square it checks from.
+  auto legal_froms = [&](PieceType t, Square at) {
+    const Bitboard x = at.bb();
+    if (leaper_checkers & ~x) return Bitboard{0};
+    Bitboard allowed = ~Bitboard{0};
+    if (const Bitboard others = slider_checkers & ~x) {
+      if (others & (others - 1)) return Bitboard{0};
+      allowed = between_bb(ksq, lsb(others));
+    }
+    const Bitboard without = occ & ~x;
+    if (line_bb(ksq, at)) {
+      const Bitboard shielded =
+          ((rook_attacks(ksq, without) & straight) | (bishop_attacks(ksq, without) & diagonal)) & ~slider_checkers & ~x;
+      if (shielded) allowed &= between_bb(ksq, lsb(shielded));
+    }
+    switch (t) {
+      case PieceType::kKnight: return allowed & ~knight_attacks(ksq);
+      case PieceType::kBishop: return allowed & ~bishop_attacks(ksq, without);
+      case PieceType::kRook: return allowed & ~rook_attacks(ksq, without);
+      case PieceType::kQueen: return allowed & ~queen_attacks(ksq, without);
+      default: return allowed & ~king_attacks(ksq);
+    }
+  };
+  for (PieceType t : {PieceType::kKnight, PieceType::kBishop, PieceType::kRook, PieceType::kQueen}) {
+    const int g = scheme.group_of(mover, t);
+    if (g < 0) continue;
+    for (Bitboard men = groups[g].placed; men;) {
+      const Square at = pop_lsb(men);
+      covered.men |= at.bb();
+      for (Bitboard froms = model::detail::attacks_of(t, at, occ) & ~occ & legal_froms(t, at); froms;)
+        direct(man_index(g, at.bb(), pop_lsb(froms).bb()), t);
+    }
+  }
+  const Square at = b.king(mover);
+  const bool white = mover == Color::kWhite;
+  const Bitboard all_froms = model::detail::attacks_of(PieceType::kKing, at, occ) & ~occ;
+  const Bitboard allowed = legal_froms(PieceType::kKing, at);
+  // The squares left out count as covered: their predecessors are illegal.
+  covered.king_from = all_froms & ~allowed;
+  for (Bitboard froms = all_froms & allowed; froms;) {
+    const Square from = pop_lsb(froms);
+    const int new_pair = scheme.plain_pair(white ? from : b.king(Color::kWhite), white ? b.king(Color::kBlack) : from);
+    if (new_pair < 0) continue;
+    covered.king_from |= from.bb();
+    direct(king_index(new_pair, at.bb(), from.bb()), PieceType::kKing);
+  }
+  return covered;
+}
+
+}  // namespace tbkit::gen
