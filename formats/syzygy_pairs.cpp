@@ -4,8 +4,12 @@
 #include <algorithm>
 #include <array>
 #include <cassert>
+#include <cstdlib>
+#include <memory>
+#include <new>
 #include <numeric>
 #include <optional>
+#include <utility>
 
 namespace tbkit::formats::syzygy::pairs {
 namespace {
@@ -38,23 +42,33 @@ struct PairCandidate {
 template <class T>
 void build_pair_symbols(SymbolStream<T>& s, std::vector<SymbolDef>& defs, int min_frequency) {
   const std::uint64_t n = s.size();
-  std::vector<std::uint64_t> freq;
+  // Pair counts in a count x count grid (count: this round's symbols) over memory that the kernel
+  // zeroes on first touch; each round visits and clears only the pairs it saw (far fewer than
+  // count^2), so the next round starts from zeros in any stride.
+  constexpr std::size_t kMaxCells = std::size_t(kMaxSymbols) * std::size_t(kMaxSymbols);
+  const std::unique_ptr<std::uint64_t[], decltype(&std::free)> freq(
+      static_cast<std::uint64_t*>(std::calloc(kMaxCells, sizeof(std::uint64_t))), &std::free);
+  if (!freq) throw std::bad_alloc();
+  std::vector<std::uint32_t> seen;
   while (int(defs.size()) < kMaxSymbols && n > 1) {
     const std::size_t count = defs.size();
-    freq.assign(count * count, 0);
+    seen.clear();
     int previous = -1;
     for_each_symbol(s, defs, [&](std::uint64_t, int sym) {
-      if (previous >= 0) ++freq[std::size_t(previous) * count + std::size_t(sym)];
+      if (previous >= 0) {
+        const auto pair = std::uint32_t(std::size_t(previous) * count + std::size_t(sym));
+        if (freq[pair]++ == 0) seen.push_back(pair);
+      }
       previous = sym;
     });
 
     std::vector<PairCandidate> candidates;
-    for (std::size_t a = 0; a < count; ++a)
-      for (std::size_t b = 0; b < count; ++b) {
-        const std::uint64_t f = freq[a * count + b];
-        if (f >= std::uint64_t(min_frequency) && defs[a].expansion + defs[b].expansion <= kMaxExpansion)
-          candidates.push_back({f, int(a), int(b)});
-      }
+    for (const std::uint32_t pair : seen) {
+      const std::uint64_t f = std::exchange(freq[pair], 0);
+      const std::size_t a = pair / count, b = pair % count;
+      if (f >= std::uint64_t(min_frequency) && defs[a].expansion + defs[b].expansion <= kMaxExpansion)
+        candidates.push_back({f, int(a), int(b)});
+    }
     if (candidates.empty()) break;
     const std::size_t keep = std::min<std::size_t>(candidates.size(), 4 * kPairsPerRound);
     std::partial_sort(candidates.begin(), candidates.begin() + std::ptrdiff_t(keep), candidates.end(),
