@@ -93,27 +93,37 @@ class SlotCoder {
   bool flip_;
 };
 
-// One subtable's codes, computed in parallel when first asked for; the encoder reads a subtable
-// in order, perhaps more than once, so the last one computed is kept.
+// Subtables' codes, each computed in parallel when first asked for. The encoder reads a subtable in
+// order, perhaps more than once: a WDL file each subtable once (one is kept), a DTZ file every
+// subtable twice, statistics of all first, then values of both sides to move (all are kept, since
+// each costs a capture search per slot).
 template <class Code>
 class SubtableCache {
  public:
+  explicit SubtableCache(bool keep_all) : keep_all_(keep_all) {}
+
   template <class Compute>
   std::span<const Code> get(int side, int file, std::uint64_t size, tbb::task_arena& arena, Compute&& compute) {
-    if (side != side_ || file != file_ || codes_.size() != size) {
-      codes_.assign(size, Code{});
-      parallel_chunks(arena, size, kChunk, [&](std::uint64_t first, std::uint64_t last) {
-        for (std::uint64_t i = first; i < last; ++i) codes_[i] = compute(i);
-      });
-      side_ = side;
-      file_ = file;
-    }
-    return codes_;
+    const int key = file * 2 + side;
+    for (const Entry& e : entries_)
+      if (e.key == key && e.codes.size() == size) return e.codes;
+    if (!keep_all_) entries_.clear();
+    Entry& e = entries_.emplace_back();
+    e.key = key;
+    e.codes.assign(size, Code{});
+    parallel_chunks(arena, size, kChunk, [&](std::uint64_t first, std::uint64_t last) {
+      for (std::uint64_t i = first; i < last; ++i) e.codes[i] = compute(i);
+    });
+    return e.codes;
   }
 
  private:
-  int side_ = -1, file_ = -1;
-  std::vector<Code> codes_;
+  struct Entry {
+    int key = -1;
+    std::vector<Code> codes;
+  };
+  bool keep_all_;
+  std::vector<Entry> entries_;
 };
 
 std::uint64_t bytes_of(const std::filesystem::path& p) {
@@ -137,7 +147,7 @@ Result<SyzygyFiles> write_syzygy_files(const std::filesystem::path& dir, const D
 
   auto wdl_index = sz::default_table_index(*tm, sz::TableKind::kWdl);
   if (!wdl_index) return wdl_index.error();
-  SubtableCache<std::uint8_t> wdl_cache;
+  SubtableCache<std::uint8_t> wdl_cache(false);
   const sz::WdlFill wdl_fill = [&](int side, int file, std::uint64_t begin, std::span<std::uint8_t> out) {
     const sz::SubtableIndex& sub = wdl_index->at(side, file);
     const auto codes = wdl_cache.get(side, file, sub.size(), arena, [&](std::uint64_t i) {
@@ -153,7 +163,7 @@ Result<SyzygyFiles> write_syzygy_files(const std::filesystem::path& dir, const D
 
   auto dtz_index = sz::default_table_index(*tm, sz::TableKind::kDtz);
   if (!dtz_index) return dtz_index.error();
-  SubtableCache<sz::DtzSlot> dtz_cache;
+  SubtableCache<sz::DtzSlot> dtz_cache(true);
   const sz::DtzFill dtz_fill = [&](int side, int file, std::uint64_t begin, std::span<sz::DtzSlot> slots) {
     const sz::SubtableIndex& sub = dtz_index->at(side, file);
     const auto codes = dtz_cache.get(side, file, sub.size(), arena, [&](std::uint64_t i) {
