@@ -4,9 +4,6 @@
 #include <algorithm>
 #include <array>
 #include <cassert>
-#include <cstdlib>
-#include <memory>
-#include <new>
 #include <numeric>
 #include <optional>
 #include <utility>
@@ -36,39 +33,85 @@ struct PairCandidate {
   int first, second;
 };
 
+// Occurrences of adjacent symbol pairs (keys below 2^24), in an open-addressing table kept at most
+// half full: the pairs a stream holds are few against count^2, and a compact table keeps them in
+// cache where a count x count grid misses on nearly every increment.
+class PairCounts {
+ public:
+  void add(std::uint32_t pair) {
+    const std::uint64_t tag = std::uint64_t(pair + 1) << kCountBits;
+    for (std::size_t i = slot_of(pair);; i = (i + 1) & mask_) {
+      std::uint64_t& e = table_[i];
+      if ((e & ~kCountMask) == tag) {
+        ++e;
+        return;
+      }
+      if (e == 0) {
+        e = tag | 1;
+        if (++used_ * 2 > table_.size()) grow();
+        return;
+      }
+    }
+  }
+
+  // Calls f(pair, count) for every pair counted (in no particular order), then forgets them.
+  template <class F>
+  void drain(F&& f) {
+    for (std::uint64_t& e : table_) {
+      if (e != 0) f(std::uint32_t((e >> kCountBits) - 1), e & kCountMask);
+      e = 0;
+    }
+    used_ = 0;
+  }
+
+ private:
+  static constexpr int kCountBits = 39;  // counts below 2^39; keys + 1 fit the 25 bits above
+  static constexpr std::uint64_t kCountMask = (std::uint64_t{1} << kCountBits) - 1;
+
+  [[nodiscard]] std::size_t slot_of(std::uint32_t pair) const {
+    return std::size_t((std::uint64_t(pair) * 0x9E3779B97F4A7C15ULL) >> shift_) & mask_;
+  }
+
+  void grow() {
+    std::vector<std::uint64_t> old(table_.size() * 2, 0);
+    old.swap(table_);
+    mask_ = table_.size() - 1;
+    --shift_;
+    for (const std::uint64_t e : old) {
+      if (e == 0) continue;
+      std::size_t i = slot_of(std::uint32_t((e >> kCountBits) - 1));
+      while (table_[i] != 0) i = (i + 1) & mask_;
+      table_[i] = e;
+    }
+  }
+
+  std::vector<std::uint64_t> table_ = std::vector<std::uint64_t>(std::size_t{1} << 12, 0);
+  std::size_t mask_ = (std::size_t{1} << 12) - 1;
+  int shift_ = 64 - 12;
+  std::size_t used_ = 0;
+};
+
 // Recursive pairing: each round counts adjacent symbol pairs, turns up to kPairsPerRound of the most
 // frequent ones that cannot overlap each other into new symbols and rewrites the stream, until no
 // pair reaches min_frequency or the symbol space is full.
 template <class T>
 void build_pair_symbols(SymbolStream<T>& s, std::vector<SymbolDef>& defs, int min_frequency) {
   const std::uint64_t n = s.size();
-  // Pair counts in a count x count grid (count: this round's symbols) over memory that the kernel
-  // zeroes on first touch; each round visits and clears only the pairs it saw (far fewer than
-  // count^2), so the next round starts from zeros in any stride.
-  constexpr std::size_t kMaxCells = std::size_t(kMaxSymbols) * std::size_t(kMaxSymbols);
-  const std::unique_ptr<std::uint64_t[], decltype(&std::free)> freq(
-      static_cast<std::uint64_t*>(std::calloc(kMaxCells, sizeof(std::uint64_t))), &std::free);
-  if (!freq) throw std::bad_alloc();
-  std::vector<std::uint32_t> seen;
+  PairCounts counts;
   while (int(defs.size()) < kMaxSymbols && n > 1) {
     const std::size_t count = defs.size();
-    seen.clear();
     int previous = -1;
     for_each_symbol(s, defs, [&](std::uint64_t, int sym) {
-      if (previous >= 0) {
-        const auto pair = std::uint32_t(std::size_t(previous) * count + std::size_t(sym));
-        if (freq[pair]++ == 0) seen.push_back(pair);
-      }
+      if (previous >= 0) counts.add(std::uint32_t(std::size_t(previous) * count + std::size_t(sym)));
       previous = sym;
     });
 
     std::vector<PairCandidate> candidates;
-    for (const std::uint32_t pair : seen) {
-      const std::uint64_t f = std::exchange(freq[pair], 0);
+    counts.drain([&](std::uint32_t pair, std::uint64_t f) {
       const std::size_t a = pair / count, b = pair % count;
       if (f >= std::uint64_t(min_frequency) && defs[a].expansion + defs[b].expansion <= kMaxExpansion)
         candidates.push_back({f, int(a), int(b)});
-    }
+    });
     if (candidates.empty()) break;
     const std::size_t keep = std::min<std::size_t>(candidates.size(), 4 * kPairsPerRound);
     std::partial_sort(candidates.begin(), candidates.begin() + std::ptrdiff_t(keep), candidates.end(),

@@ -31,6 +31,17 @@ struct ZeroingSearch {
   bool all_moves = false;  // every legal move was searched (and there is one)
 };
 
+// Whether the side to move attacks a man of the other side (or, with `pawn_moves`, has a pawn):
+// without, it has no capture (nor pawn move), and a search finds none.
+bool may_zero(const Board& b, bool pawn_moves) {
+  const Color us = b.side;
+  if (pawn_moves && b.pieces(us, PieceType::kPawn)) return true;
+  const Bitboard occupied = b.occupied();
+  for (Bitboard men = b.by_color[index_of(~us)] & ~b.by_type[index_of(PieceType::kKing)]; men;)
+    if (is_attacked(b, pop_lsb(men), us, occupied)) return true;
+  return false;
+}
+
 class SlotCoder {
  public:
   SlotCoder(const DtzTable& table, const DtzSet& subtables, bool flip)
@@ -56,6 +67,7 @@ class SlotCoder {
   // Captures (and pawn moves when `pawn_moves`) searched as Syzygy's probing code does.
   ZeroingSearch search(const Board& b, bool pawn_moves) const {
     ZeroingSearch out;
+    if (!may_zero(b, pawn_moves)) return out;  // most slots: nothing to search
     int moves = 0, searched = 0;
     for_each_legal_move(b, [&](const Board& child, const MoveInfo& mi) {
       ++moves;
