@@ -67,7 +67,7 @@ class SlotCoder {
   // Captures (and pawn moves when `pawn_moves`) searched as Syzygy's probing code does.
   ZeroingSearch search(const Board& b, bool pawn_moves) const {
     ZeroingSearch out;
-    if (!may_zero(b, pawn_moves)) return out;  // most slots: nothing to search
+    if (!may_zero(b, pawn_moves)) return out;  // no capture or pawn move to search
     int moves = 0, searched = 0;
     for_each_legal_move(b, [&](const Board& child, const MoveInfo& mi) {
       ++moves;
