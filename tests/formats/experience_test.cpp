@@ -166,7 +166,7 @@ TEST_CASE("experience: N processes appending M games each leave N*M valid record
   for (int p = 0; p < kProcs; ++p) CHECK(next_of_proc[std::uint64_t(p)] == kGames);
 }
 
-TEST_CASE("experience: folding twice equals folding once; folds in steps give the same totals", "[experience]") {
+TEST_CASE("experience: folding twice equals folding once, and folds in steps give the same totals", "[experience]") {
   ScratchDir dir;
   const auto book = dir / "b.tbb";
   std::vector<ExperienceGame> games;
@@ -238,7 +238,7 @@ TEST_CASE("experience: a fold killed at any step neither loses nor double-counts
   }
 }
 
-TEST_CASE("experience: results are counted from the mover's view; unknown counts only as a game", "[experience]") {
+TEST_CASE("experience: results are counted from the mover's view, unknown counts only as a game", "[experience]") {
   LearnedStats s;
   ExperienceGame g;
   g.result = ExperienceResult::kBlackWins;
