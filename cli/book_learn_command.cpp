@@ -101,7 +101,7 @@ Result<LearnedSection> describe_learned(const std::filesystem::path& book, const
 
 void add_book_learn_command(CLI::App& book, int& exit_code) {
   auto lo = std::make_shared<LearnOptions>();
-  auto* learn = book.add_subcommand("learn", "Learn from games: add them to a book's experience store (BOOK.exp, folded into BOOK.learn)");
+  auto* learn = book.add_subcommand("learn", "Learn from games: add them to a book's experience store (BOOK.tbb.exp, folded into BOOK.tbb.learn)");
   learn->add_option("games", lo->inputs, "PGN files (.pgn, .pgn.zst)")->required();
   learn->add_option("--into", lo->book, "The book (.tbb) whose store learns; it need not exist yet")->required();
   learn->add_flag("-q,--quiet", lo->quiet, "No summary on stderr");
