@@ -166,6 +166,39 @@ TEST_CASE("experience: N processes appending M games each leave N*M valid record
   for (int p = 0; p < kProcs; ++p) CHECK(next_of_proc[std::uint64_t(p)] == kGames);
 }
 
+TEST_CASE("experience: processes appending and folding at once lose and double-count no game", "[experience]") {
+  ScratchDir dir;
+  const auto book = dir / "b.tbb";
+  constexpr int kProcs = 4, kGames = 30;
+  std::vector<pid_t> pids;
+  for (int p = 0; p < kProcs; ++p) {
+    const pid_t pid = ::fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+      for (int i = 0; i < kGames; ++i) {
+        const ExperienceGame g = sample_game(std::uint64_t(p * 1000 + i), ExperienceResult(i % 4), 1 + i % 9);
+        if (!append_experience(book, std::span(&g, 1)).ok()) ::_exit(1);
+        if (i % 3 == p % 3 && !fold_experience(book).ok()) ::_exit(2);
+      }
+      ::_exit(0);
+    }
+    pids.push_back(pid);
+  }
+  for (pid_t pid : pids) {
+    int status = 0;
+    REQUIRE(::waitpid(pid, &status, 0) == pid);
+    CHECK(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 0);
+  }
+  auto f = fold_experience(book);
+  REQUIRE(f.ok());
+  CHECK_FALSE(f->torn_tail);
+  std::vector<ExperienceGame> all;
+  for (int p = 0; p < kProcs; ++p)
+    for (int i = 0; i < kGames; ++i) all.push_back(sample_game(std::uint64_t(p * 1000 + i), ExperienceResult(i % 4), 1 + i % 9));
+  check_totals(f->stats, all);
+}
+
 TEST_CASE("experience: folding twice equals folding once, and folds in steps give the same totals", "[experience]") {
   ScratchDir dir;
   const auto book = dir / "b.tbb";
