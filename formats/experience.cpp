@@ -252,27 +252,52 @@ std::span<const LearnedEntry> LearnedStats::lookup(std::uint64_t key) const {
   return {entries.data() + (lo - entries.begin()), std::size_t(hi - lo)};
 }
 
-Status add_game(LearnedStats& stats, const ExperienceGame& game) {
-  constexpr auto kMax = std::numeric_limits<std::uint32_t>::max();
-  for (const auto& p : game.plies) {
-    LearnedEntry probe{};
-    probe.key = p.key;
-    probe.move = p.move;
-    auto it = std::lower_bound(stats.entries.begin(), stats.entries.end(), probe);
-    if (it == stats.entries.end() || it->key != p.key || it->move != p.move) {
-      probe.flags = p.black_to_move ? 1 : 0;
-      it = stats.entries.insert(it, probe);
+Status add_games(LearnedStats& stats, std::span<const ExperienceGame> games) {
+  // One entry per ply, sorted and summed, then merged with the old entries: linear in the output
+  // after the sort, where inserting ply by ply into the sorted vector would be quadratic.
+  std::vector<LearnedEntry> plies;
+  for (const auto& g : games)
+    for (const auto& p : g.plies) {
+      LearnedEntry e{};
+      e.key = p.key;
+      e.move = p.move;
+      e.flags = p.black_to_move ? 1 : 0;
+      e.games = 1;
+      const bool white_won = g.result == ExperienceResult::kWhiteWins, black_won = g.result == ExperienceResult::kBlackWins;
+      if (g.result == ExperienceResult::kDraw) e.draws = 1;
+      else if ((white_won && !p.black_to_move) || (black_won && p.black_to_move)) e.wins = 1;
+      else if (white_won || black_won) e.losses = 1;
+      plies.push_back(e);
     }
-    if (it->games == kMax) return make_error(ErrorCode::kCorrupt, "learned statistics: a game count would overflow");
-    ++it->games;
-    const bool white_won = game.result == ExperienceResult::kWhiteWins, black_won = game.result == ExperienceResult::kBlackWins;
-    if (game.result == ExperienceResult::kDraw) ++it->draws;
-    else if ((white_won && !p.black_to_move) || (black_won && p.black_to_move)) ++it->wins;
-    else if (white_won || black_won) ++it->losses;
+  std::stable_sort(plies.begin(), plies.end());
+  std::vector<LearnedEntry> merged;
+  merged.reserve(stats.entries.size() + plies.size());
+  constexpr std::uint64_t kMax = std::numeric_limits<std::uint32_t>::max();
+  const auto add = [&](const LearnedEntry& e) -> bool {
+    if (merged.empty() || merged.back().key != e.key || merged.back().move != e.move) {
+      merged.push_back(e);
+      return true;
+    }
+    auto& m = merged.back();
+    if (std::uint64_t(m.games) + e.games > kMax) return false;
+    m.games += e.games;
+    m.wins += e.wins;
+    m.draws += e.draws;
+    m.losses += e.losses;
+    return true;
+  };
+  std::size_t i = 0, j = 0;
+  while (i < stats.entries.size() || j < plies.size()) {
+    const bool old_first = j == plies.size() || (i < stats.entries.size() && !(plies[j] < stats.entries[i]));
+    if (!add(old_first ? stats.entries[i++] : plies[j++]))
+      return make_error(ErrorCode::kCorrupt, "learned statistics: a game count would overflow");
   }
-  ++stats.games;
+  stats.entries = std::move(merged);
+  stats.games += games.size();
   return {};
 }
+
+Status add_game(LearnedStats& stats, const ExperienceGame& game) { return add_games(stats, std::span(&game, 1)); }
 
 std::vector<std::byte> encode_learned(const LearnedStats& stats) {
   std::vector<std::byte> out;
@@ -359,8 +384,7 @@ Result<FoldSummary> fold_experience(const std::filesystem::path& book) {
   summary.journal_already_folded = journal.epoch != 0 && journal.epoch <= learned->folded_epoch;
   if (!summary.journal_already_folded && journal.epoch != 0) {
     LearnedStats next = *learned;
-    for (const auto& g : journal.games)
-      if (auto s = add_game(next, g); !s) return s.error();
+    if (auto s = add_games(next, journal.games); !s) return s.error();
     next.folded_epoch = journal.epoch;
     summary.games_folded = journal.games.size();
     const auto image = encode_learned(next);

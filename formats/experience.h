@@ -88,7 +88,9 @@ struct LearnedStats {
   [[nodiscard]] std::span<const LearnedEntry> lookup(std::uint64_t key) const;
 };
 
-// Adds one game's plies to the statistics (entries stay sorted). Errors: kCorrupt on count overflow.
+// Adds the games' plies to the statistics (entries stay sorted and unique). Errors: kCorrupt on a
+// count overflow, leaving stats unchanged.
+[[nodiscard]] Status add_games(LearnedStats& stats, std::span<const ExperienceGame> games);
 [[nodiscard]] Status add_game(LearnedStats& stats, const ExperienceGame& game);
 
 [[nodiscard]] std::vector<std::byte> encode_learned(const LearnedStats& stats);

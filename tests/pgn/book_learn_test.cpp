@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "formats/book_file.h"
 #include "formats/experience.h"
 #include "pgn/book_learn.h"
 #include "tests/cli/cli_runner.h"
@@ -84,6 +85,32 @@ TEST_CASE("book learn and probe: the CLI", "[learn][cli]") {
 
   r = testing::run_tbkit("book learn " + (dir / "missing.pgn").string() + " --into " + book);
   CHECK(r.exit_code == 3);
+}
+
+TEST_CASE("book learn: the learned counts of a PGN equal the counts of the book built from it", "[learn][cli]") {
+  test::ScratchDir dir;
+  const std::string book = (dir / "g.tbb").string(), pgn = test::data_path("books/gnuchess-500.pgn").string();
+  REQUIRE(testing::run_tbkit("book build " + pgn + " -o " + book + " -q -t 1").exit_code == 0);
+  REQUIRE(testing::run_tbkit("book learn " + pgn + " --into " + book + " -q").exit_code == 0);
+  auto built = formats::BookFile::open(book);
+  REQUIRE(built.ok());
+  auto learned = formats::read_learned(formats::learned_path(book));
+  REQUIRE(learned.ok());
+  CHECK(learned->games == 500);
+  REQUIRE(built->records().size() > 1000);
+  REQUIRE(learned->entries.size() == built->records().size());
+  for (std::size_t i = 0; i < learned->entries.size(); ++i) {
+    const auto& l = learned->entries[i];
+    const auto& b = built->records()[i];
+    INFO("entry " << i);
+    REQUIRE(l.key == b.key);
+    REQUIRE(l.move == b.move);
+    CHECK(l.flags == b.flags);
+    CHECK(l.games == b.games);
+    CHECK(l.wins == b.mover_wins());
+    CHECK(l.draws == b.draws);
+    CHECK(l.losses == b.mover_losses());
+  }
 }
 
 TEST_CASE("book learn: tbkit run N times at once on one book loses and doubles nothing", "[learn][cli]") {
