@@ -160,38 +160,40 @@ std::vector<std::byte> encode_journal_record(const ExperienceGame& game) {
 JournalContents parse_journal(std::span<const std::byte> bytes, const std::string& name) {
   JournalContents c;
   c.file_bytes = bytes.size();
-  const auto tear = [&](std::uint64_t at, const std::string& why) {
+  const auto tear = [&](std::uint64_t at, const std::string& why) -> JournalContents {
     c.torn = true;
     c.tail_problem = name + ": byte " + std::to_string(at) + ": " + why + "; the " + std::to_string(bytes.size() - at) +
                      " bytes from there are left out";
+    return c;
   };
   if (bytes.empty()) return c;
   if (bytes.size() < kJournalHeaderSize || std::memcmp(bytes.data(), kJournalMagic, sizeof kJournalMagic) != 0) {
-    tear(0, bytes.size() < kJournalHeaderSize ? "torn journal header" : "bad journal magic");
-    return c;
+    return tear(0, bytes.size() < kJournalHeaderSize ? "torn journal header" : "bad journal magic");
   }
+  // Epochs start at 1; 0 would read as "no journal" to the fold.
+  if (get(bytes, 8, 8) == 0) return tear(0, "journal epoch 0");
   c.epoch = get(bytes, 8, 8);
   std::size_t at = kJournalHeaderSize;
   c.valid_bytes = at;
   while (at < bytes.size()) {
-    if (bytes.size() - at < kJournalRecordHeaderSize) return tear(at, "torn record header"), c;
-    if (get(bytes, at, 4) != kRecordMagic) return tear(at, "bad record magic"), c;
+    if (bytes.size() - at < kJournalRecordHeaderSize) return tear(at, "torn record header");
+    if (get(bytes, at, 4) != kRecordMagic) return tear(at, "bad record magic");
     const std::uint64_t len = get(bytes, at + 4, 4);
-    if (len < 8 || len > 8 + std::uint64_t(kJournalPlySize) * kJournalMaxPlies) return tear(at, "bad record length " + std::to_string(len)), c;
-    if (bytes.size() - at - kJournalRecordHeaderSize < len) return tear(at, "torn record (" + std::to_string(len) + " payload bytes expected)"), c;
+    if (len < 8 || len > 8 + std::uint64_t(kJournalPlySize) * kJournalMaxPlies) return tear(at, "bad record length " + std::to_string(len));
+    if (bytes.size() - at - kJournalRecordHeaderSize < len) return tear(at, "torn record (" + std::to_string(len) + " payload bytes expected)");
     const auto payload = bytes.subspan(at + kJournalRecordHeaderSize, len);
     const std::uint32_t crc = crc32c(payload, crc32c(bytes.subspan(at + 4, 4)));
-    if (crc != get(bytes, at + 8, 4)) return tear(at, "record checksum mismatch"), c;
+    if (crc != get(bytes, at + 8, 4)) return tear(at, "record checksum mismatch");
     const std::uint64_t result = get(payload, 0, 1);
     const std::uint64_t plies = get(payload, 4, 4);
-    if (result > 3 || get(payload, 1, 3) != 0 || len != 8 + kJournalPlySize * plies) return tear(at, "inconsistent record fields"), c;
+    if (result > 3 || get(payload, 1, 3) != 0 || len != 8 + kJournalPlySize * plies) return tear(at, "inconsistent record fields");
     ExperienceGame g;
     g.result = ExperienceResult(result);
     g.plies.reserve(plies);
     for (std::uint64_t i = 0; i < plies; ++i) {
       const std::size_t p = 8 + kJournalPlySize * i;
       const std::uint64_t flags = get(payload, p + 10, 2);
-      if (flags > 1) return tear(at, "bad ply flags"), c;
+      if (flags > 1) return tear(at, "bad ply flags");
       g.plies.push_back(ExperiencePly{get(payload, p, 8), std::uint16_t(get(payload, p + 8, 2)), flags == 1});
     }
     c.games.push_back(std::move(g));
