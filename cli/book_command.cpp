@@ -18,10 +18,12 @@
 
 #include "chess/fen.h"
 #include "chess/notation.h"
+#include "cli/book_learn_command.h"
 #include "cli/common.h"
 #include "cli/interrupt.h"
 #include "cli/json.h"
 #include "formats/book_file.h"
+#include "formats/experience.h"
 #include "formats/polyglot_book.h"
 #include "pgn/book_builder.h"
 #include "pgn/book_merge.h"
@@ -226,7 +228,8 @@ struct ProbeRow {
   std::uint64_t games = 0, wins = 0, draws = 0, losses = 0, rated = 0, elo_sum = 0, weight = 0;
 };
 
-int print_rows(const ProbeOptions& o, const chess::Position& pos, const std::string& format, std::vector<ProbeRow>& rows, bool has_stats) {
+int print_rows(const ProbeOptions& o, const chess::Position& pos, const std::string& format, std::vector<ProbeRow>& rows, bool has_stats,
+               const LearnedSection& learned = {}) {
   std::uint64_t total = 0;
   for (const auto& r : rows) total += r.weight;
   std::stable_sort(rows.begin(), rows.end(), [](const ProbeRow& a, const ProbeRow& b) { return a.weight > b.weight; });
@@ -244,7 +247,7 @@ int print_rows(const ProbeOptions& o, const chess::Position& pos, const std::str
       }
       out << "}";
     }
-    out << "]}\n";
+    out << "]" << learned.json << "}\n";
   } else {
     out << "Position: " << chess::to_fen(pos) << "  (key " << hex_key(pos.key()) << ")\n";
     if (rows.empty()) out << "No book moves.\n";
@@ -270,9 +273,10 @@ int print_rows(const ProbeOptions& o, const chess::Position& pos, const std::str
       out << line;
     }
     if (has_stats) out << "win/draw/loss are for the side to move; games with unknown results count only in games.\n";
+    out << learned.text;
   }
   std::cout << out.str();
-  return rows.empty() ? kExitUnavailable : kExitOk;
+  return rows.empty() && !learned.any ? kExitUnavailable : kExitOk;
 }
 
 int run_probe(const ProbeOptions& o) {
@@ -281,6 +285,13 @@ int run_probe(const ProbeOptions& o) {
   char head[8] = {};
   {
     std::error_code ec;
+    // A store learned into a book not built yet: its learned moves alone.
+    if (!std::filesystem::exists(o.book, ec) && std::filesystem::exists(formats::learned_path(o.book), ec)) {
+      auto learned = describe_learned(o.book, *pos);
+      if (!learned) return report(learned.error());
+      std::vector<ProbeRow> none;
+      return print_rows(o, *pos, "tbkit", none, true, *learned);
+    }
     if (std::filesystem::is_directory(o.book, ec)) return report(make_error(ErrorCode::kIo, o.book + ": is a directory"));
     std::ifstream in(o.book, std::ios::binary);
     if (!in) return report(make_error(ErrorCode::kIo, o.book + ": cannot open: " + std::strerror(errno)));
@@ -311,7 +322,9 @@ int run_probe(const ProbeOptions& o) {
       row.weight = 2 * std::uint64_t(r.mover_wins()) + r.draws;
       rows.push_back(row);
     }
-    return print_rows(o, *pos, "tbkit", rows, true);
+    auto learned = describe_learned(o.book, *pos);
+    if (!learned) return report(learned.error());
+    return print_rows(o, *pos, "tbkit", rows, true, *learned);
   }
   auto book = formats::read_polyglot_book(o.book);
   if (!book) return report(book.error());
@@ -453,6 +466,8 @@ void add_book_command(CLI::App& app, int& exit_code) {
   merge->add_flag("-q,--quiet", *quiet, "No summary on stderr");
   merge->footer("Examples:\n  tbkit book merge 2023.tbb 2024.tbb -o all.tbb\nExit codes: 0 ok, 3 I/O error, 4 corrupt input or count overflow.");
   merge->callback([mo, quiet, &exit_code] { exit_code = run_merge(mo->first, mo->second, *quiet); });
+
+  add_book_learn_command(*book, exit_code);
 
   auto bl = std::make_shared<std::pair<std::string, std::pair<std::uint64_t, std::uint64_t>>>("", std::make_pair(5000000ULL, 5000000ULL));
   auto* bench = book->add_subcommand("bench-lookup", "Measure lookups per second (benchmark scripts)");

@@ -18,7 +18,7 @@ TEST_CASE("version and help flags", "[cli]") {
 }
 
 TEST_CASE("every command has help with examples, also through 'help', subcommands' subcommands too", "[cli]") {
-  for (const char* cmd : {"position", "perft", "bench", "gen", "verify", "stats", "pgn scan", "book build", "book probe", "book merge",
+  for (const char* cmd : {"position", "perft", "bench", "gen", "verify", "stats", "pgn scan", "book build", "book probe", "book merge", "book learn",
                           "probe", "uci", "play", "match"}) {
     INFO(cmd);
     auto via_help = run_tbkit(std::string("help ") + cmd);
