@@ -17,6 +17,7 @@
 
 #include "gen/model.h"
 #include "gen/parallel.h"
+#include "gen/unmove_index.h"
 #include "model/value_ops.h"
 
 namespace tbkit::gen {
@@ -398,45 +399,12 @@ void Solver::propagate(int side, std::uint64_t i, const Board& b, int ply) {
   };
   Bitboard direct_men = 0, direct_king_from = 0;
   if (!full) {
-    // The squares a man may come from without leaving the side to move here in check, which would
-    // make the predecessor illegal: such un-moves are not made at all. A knight's or pawn's check by
-    // another man stays; of two slider checks by other men one stays, and one is blocked only from a
-    // square between; a man that alone shields the king from a slider must come back onto that
-    // segment; and a man cannot come from a square it checks from. (Measured on the 3+4 set: a
-    // quarter of the wins phase's un-moves gave illegal predecessors.) Exclusions only: what is left
-    // may still be illegal, and the updates pass over those slots.
-    const Square ksq = b.king(Color(side));
-    const Bitboard mine = b.by_color[index_of(mover)];
-    const Bitboard queens = b.by_type[index_of(PieceType::kQueen)];
-    const Bitboard straight = (b.by_type[index_of(PieceType::kRook)] | queens) & mine;
-    const Bitboard diagonal = (b.by_type[index_of(PieceType::kBishop)] | queens) & mine;
-    const Bitboard leaper_checkers = ((knight_attacks(ksq) & b.by_type[index_of(PieceType::kKnight)]) |
-                                      (pawn_attacks(Color(side), ksq) & b.by_type[index_of(PieceType::kPawn)])) &
-                                     mine;
-    const Bitboard slider_checkers = (rook_attacks(ksq, occ) & straight) | (bishop_attacks(ksq, occ) & diagonal);
-    auto legal_froms = [&](PieceType t, Square at) {
-      const Bitboard x = at.bb();
-      if (leaper_checkers & ~x) return Bitboard{0};
-      Bitboard allowed = ~Bitboard{0};
-      if (const Bitboard others = slider_checkers & ~x) {
-        if (others & (others - 1)) return Bitboard{0};
-        allowed = between_bb(ksq, lsb(others));
-      }
-      const Bitboard without = occ & ~x;
-      if (line_bb(ksq, at)) {
-        const Bitboard shielded =
-            ((rook_attacks(ksq, without) & straight) | (bishop_attacks(ksq, without) & diagonal)) & ~slider_checkers & ~x;
-        if (shielded) allowed &= between_bb(ksq, lsb(shielded));
-      }
-      switch (t) {
-        case PieceType::kPawn: return allowed & ~pawn_attacks(Color(side), ksq);
-        case PieceType::kKnight: return allowed & ~knight_attacks(ksq);
-        case PieceType::kBishop: return allowed & ~bishop_attacks(ksq, without);
-        case PieceType::kRook: return allowed & ~rook_attacks(ksq, without);
-        case PieceType::kQueen: return allowed & ~queen_attacks(ksq, without);
-        default: return allowed & ~king_attacks(ksq);
-      }
-    };
+    // The squares a man may come from without leaving the side to move here in check (gen/
+    // unmove_index.h). Measured on the 3+4 set: a quarter of the wins phase's un-moves gave illegal
+    // predecessors. Exclusions only: what is left may still be illegal, and the updates pass over
+    // those slots.
+    assert(b.side == Color(side));
+    const UnmoveFroms legal_froms(b);
 #ifndef NDEBUG
     auto assert_illegal = [&](PieceType t, Square at, Bitboard froms) {
       for (; froms;) {

@@ -35,6 +35,60 @@ struct CoveredUnmoves {
   }
 };
 
+// The squares from which a man of ~b.side now on `at` may have come (a non-capturing un-move)
+// without the predecessor leaving b.side's king in check, which would make it illegal: a knight's or
+// pawn's check by another man stays; of two slider checks by other men one stays, and one is
+// blocked only from a square between; a man that alone shields the king from a slider must come
+// back onto that segment; and a man cannot come from a square it checks from. Exclusions only:
+// some squares left may still give an illegal predecessor. Used by the DTM solver's propagation and
+// by for_each_indexed_unmove.
+class UnmoveFroms {
+ public:
+  explicit UnmoveFroms(const Board& b)
+      : side_(b.side), ksq_(b.king(b.side)), occ_(b.occupied()) {
+    using namespace chess;
+    const Bitboard mine = b.by_color[index_of(~side_)];
+    const Bitboard queens = b.by_type[index_of(PieceType::kQueen)];
+    straight_ = (b.by_type[index_of(PieceType::kRook)] | queens) & mine;
+    diagonal_ = (b.by_type[index_of(PieceType::kBishop)] | queens) & mine;
+    leaper_checkers_ = ((knight_attacks(ksq_) & b.by_type[index_of(PieceType::kKnight)]) |
+                        (pawn_attacks(side_, ksq_) & b.by_type[index_of(PieceType::kPawn)])) &
+                       mine;
+    slider_checkers_ = (rook_attacks(ksq_, occ_) & straight_) | (bishop_attacks(ksq_, occ_) & diagonal_);
+  }
+
+  [[nodiscard]] chess::Bitboard operator()(chess::PieceType t, chess::Square at) const {
+    using namespace chess;
+    const Bitboard x = at.bb();
+    if (leaper_checkers_ & ~x) return Bitboard{0};
+    Bitboard allowed = ~Bitboard{0};
+    if (const Bitboard others = slider_checkers_ & ~x) {
+      if (others & (others - 1)) return Bitboard{0};
+      allowed = between_bb(ksq_, lsb(others));
+    }
+    const Bitboard without = occ_ & ~x;
+    if (line_bb(ksq_, at)) {
+      const Bitboard shielded =
+          ((rook_attacks(ksq_, without) & straight_) | (bishop_attacks(ksq_, without) & diagonal_)) & ~slider_checkers_ & ~x;
+      if (shielded) allowed &= between_bb(ksq_, lsb(shielded));
+    }
+    switch (t) {
+      case PieceType::kPawn: return allowed & ~pawn_attacks(side_, ksq_);
+      case PieceType::kKnight: return allowed & ~knight_attacks(ksq_);
+      case PieceType::kBishop: return allowed & ~bishop_attacks(ksq_, without);
+      case PieceType::kRook: return allowed & ~rook_attacks(ksq_, without);
+      case PieceType::kQueen: return allowed & ~queen_attacks(ksq_, without);
+      default: return allowed & ~king_attacks(ksq_);
+    }
+  }
+
+ private:
+  chess::Color side_;
+  chess::Square ksq_;
+  chess::Bitboard occ_;
+  chess::Bitboard straight_ = 0, diagonal_ = 0, leaper_checkers_ = 0, slider_checkers_ = 0;
+};
+
 template <class Direct>
 CoveredUnmoves for_each_indexed_unmove(const model::IndexScheme& scheme, const Board& b, std::uint64_t i,
                                        Direct&& direct) {
@@ -71,43 +125,9 @@ CoveredUnmoves for_each_indexed_unmove(const model::IndexScheme& scheme, const B
     return p;
   };
 
-  const Color side = b.side, mover = ~b.side;
+  const Color mover = ~b.side;
   const Bitboard occ = b.occupied();
-  const Square ksq = b.king(side);
-  const Bitboard mine = b.by_color[index_of(mover)];
-  const Bitboard queens = b.by_type[index_of(PieceType::kQueen)];
-  const Bitboard straight = (b.by_type[index_of(PieceType::kRook)] | queens) & mine;
-  const Bitboard diagonal = (b.by_type[index_of(PieceType::kBishop)] | queens) & mine;
-  const Bitboard leaper_checkers =
-      ((knight_attacks(ksq) & b.by_type[index_of(PieceType::kKnight)]) | (pawn_attacks(side, ksq) & b.by_type[index_of(PieceType::kPawn)])) &
-      mine;
-  const Bitboard slider_checkers = (rook_attacks(ksq, occ) & straight) | (bishop_attacks(ksq, occ) & diagonal);
-  // The squares a man on `at` may come from without the predecessor leaving b.side in check: a
-  // check by another man stays (two slider checks: one is blocked only from between), a man that
-  // alone shields the king must come back onto the shielding segment, and no man comes from a
-  // square it checks from.
-  auto legal_froms = [&](PieceType t, Square at) {
-    const Bitboard x = at.bb();
-    if (leaper_checkers & ~x) return Bitboard{0};
-    Bitboard allowed = ~Bitboard{0};
-    if (const Bitboard others = slider_checkers & ~x) {
-      if (others & (others - 1)) return Bitboard{0};
-      allowed = between_bb(ksq, lsb(others));
-    }
-    const Bitboard without = occ & ~x;
-    if (line_bb(ksq, at)) {
-      const Bitboard shielded =
-          ((rook_attacks(ksq, without) & straight) | (bishop_attacks(ksq, without) & diagonal)) & ~slider_checkers & ~x;
-      if (shielded) allowed &= between_bb(ksq, lsb(shielded));
-    }
-    switch (t) {
-      case PieceType::kKnight: return allowed & ~knight_attacks(ksq);
-      case PieceType::kBishop: return allowed & ~bishop_attacks(ksq, without);
-      case PieceType::kRook: return allowed & ~rook_attacks(ksq, without);
-      case PieceType::kQueen: return allowed & ~queen_attacks(ksq, without);
-      default: return allowed & ~king_attacks(ksq);
-    }
-  };
+  const UnmoveFroms legal_froms(b);
   for (PieceType t : {PieceType::kKnight, PieceType::kBishop, PieceType::kRook, PieceType::kQueen}) {
     const int g = scheme.group_of(mover, t);
     if (g < 0) continue;
