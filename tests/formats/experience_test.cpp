@@ -7,6 +7,7 @@
 #include <cstring>
 #include <map>
 #include <tuple>
+#include <vector>
 
 #include "formats/experience.h"
 #include "tests/formats/book_test_util.h"
@@ -22,6 +23,25 @@ ExperienceGame sample_game(std::uint64_t seed, ExperienceResult result, int plie
   for (int i = 0; i < plies; ++i)
     g.plies.push_back(ExperiencePly{0x9e3779b97f4a7c15ULL * (seed * 31 + std::uint64_t(i) % 3), std::uint16_t(0x031c + i % 3), i % 2 == 1});
   return g;
+}
+
+// Runs body(p) in `count` forked processes (p = 0 .. count-1), each exiting with its return value,
+// and checks that every one exited 0.
+template <class Body>
+void run_processes(int count, Body&& body) {
+  std::vector<pid_t> pids;
+  for (int p = 0; p < count; ++p) {
+    const pid_t pid = ::fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) ::_exit(body(p));
+    pids.push_back(pid);
+  }
+  for (pid_t pid : pids) {
+    int status = 0;
+    REQUIRE(::waitpid(pid, &status, 0) == pid);
+    CHECK(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 0);
+  }
 }
 
 std::span<const std::byte> as_span(const std::vector<char>& v) { return std::as_bytes(std::span<const char>(v)); }
@@ -124,25 +144,13 @@ TEST_CASE("experience: N processes appending M games each leave N*M valid record
   ScratchDir dir;
   const auto book = dir / "b.tbb";
   constexpr int kProcs = 6, kGames = 40;
-  std::vector<pid_t> pids;
-  for (int p = 0; p < kProcs; ++p) {
-    const pid_t pid = ::fork();
-    REQUIRE(pid >= 0);
-    if (pid == 0) {
-      for (int i = 0; i < kGames; ++i) {
-        const ExperienceGame g = sample_game(std::uint64_t(p * 1000 + i), ExperienceResult(i % 4), 1 + (p * 7 + i) % 60);
-        if (!append_experience(book, std::span(&g, 1)).ok()) ::_exit(1);
-      }
-      ::_exit(0);
+  run_processes(kProcs, [&](int p) {
+    for (int i = 0; i < kGames; ++i) {
+      const ExperienceGame g = sample_game(std::uint64_t(p * 1000 + i), ExperienceResult(i % 4), 1 + (p * 7 + i) % 60);
+      if (!append_experience(book, std::span(&g, 1)).ok()) return 1;
     }
-    pids.push_back(pid);
-  }
-  for (pid_t pid : pids) {
-    int status = 0;
-    REQUIRE(::waitpid(pid, &status, 0) == pid);
-    CHECK(WIFEXITED(status));
-    CHECK(WEXITSTATUS(status) == 0);
-  }
+    return 0;
+  });
   auto j = read_journal(journal_path(book));
   REQUIRE(j.ok());
   CHECK_FALSE(j->torn);
@@ -170,26 +178,14 @@ TEST_CASE("experience: processes appending and folding at once lose and double-c
   ScratchDir dir;
   const auto book = dir / "b.tbb";
   constexpr int kProcs = 4, kGames = 30;
-  std::vector<pid_t> pids;
-  for (int p = 0; p < kProcs; ++p) {
-    const pid_t pid = ::fork();
-    REQUIRE(pid >= 0);
-    if (pid == 0) {
-      for (int i = 0; i < kGames; ++i) {
-        const ExperienceGame g = sample_game(std::uint64_t(p * 1000 + i), ExperienceResult(i % 4), 1 + i % 9);
-        if (!append_experience(book, std::span(&g, 1)).ok()) ::_exit(1);
-        if (i % 3 == p % 3 && !fold_experience(book).ok()) ::_exit(2);
-      }
-      ::_exit(0);
+  run_processes(kProcs, [&](int p) {
+    for (int i = 0; i < kGames; ++i) {
+      const ExperienceGame g = sample_game(std::uint64_t(p * 1000 + i), ExperienceResult(i % 4), 1 + i % 9);
+      if (!append_experience(book, std::span(&g, 1)).ok()) return 1;
+      if (i % 3 == p % 3 && !fold_experience(book).ok()) return 2;
     }
-    pids.push_back(pid);
-  }
-  for (pid_t pid : pids) {
-    int status = 0;
-    REQUIRE(::waitpid(pid, &status, 0) == pid);
-    CHECK(WIFEXITED(status));
-    CHECK(WEXITSTATUS(status) == 0);
-  }
+    return 0;
+  });
   auto f = fold_experience(book);
   REQUIRE(f.ok());
   CHECK_FALSE(f->torn_tail);
