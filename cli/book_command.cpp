@@ -286,7 +286,7 @@ int run_probe(const ProbeOptions& o) {
   {
     std::error_code ec;
     // A store learned into a book not built yet: its learned moves alone.
-    if (!std::filesystem::exists(o.book, ec) && std::filesystem::exists(formats::learned_path(o.book), ec)) {
+    if (!std::filesystem::exists(o.book, ec) && (std::filesystem::exists(formats::learned_path(o.book), ec) || std::filesystem::exists(formats::journal_path(o.book), ec))) {
       auto learned = describe_learned(o.book, *pos);
       if (!learned) return report(learned.error());
       std::vector<ProbeRow> none;

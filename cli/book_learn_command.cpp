@@ -49,8 +49,8 @@ Result<LearnedSection> describe_learned(const std::filesystem::path& book, const
   LearnedSection section;
   const auto path = formats::learned_path(book);
   std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) return section;
-  auto stats = formats::read_learned(path);
+  if (!std::filesystem::exists(path, ec) && !std::filesystem::exists(formats::journal_path(book), ec)) return section;
+  auto stats = formats::read_experience_stats(book);
   if (!stats) return stats.error();
   section.present = true;
   struct Row {
@@ -71,7 +71,7 @@ Result<LearnedSection> describe_learned(const std::filesystem::path& book, const
     return decided > 0 ? learned_pct(double(e.wins) + 0.5 * double(e.draws), decided) : none;
   };
   std::ostringstream js;
-  js << ", \"learned\": {\"games_folded\": " << stats->games << ", \"moves\": [";
+  js << ", \"learned\": {\"games\": " << stats->games << ", \"moves\": [";
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const auto& e = rows[i].e;
     js << (i ? ", " : "") << "{\"san\": " << json_string(rows[i].san) << ", \"uci\": \"" << rows[i].uci << "\", \"games\": " << e.games

@@ -16,7 +16,7 @@ namespace {
 struct MatchOptions {
   std::string engine1, engine2, name1, name2;
   std::vector<std::string> options1, options2;
-  std::string openings, book, pgn, colours = "both";
+  std::string openings, book, pgn, colours = "both", learn_into;
   int book_plies = 8;
   int games = 0;
   std::uint32_t book_min_games = 1;
@@ -80,6 +80,7 @@ int run_match_command(const MatchOptions& o) {
   if (!time) return report(time.error());
   config.time = *time;
   config.max_plies = o.max_plies;
+  config.experience = o.learn_into;
   const std::map<std::string, player::Assignment> colours = {{"both", player::Assignment::kBoth},
                                                              {"white", player::Assignment::kWhite},
                                                              {"black", player::Assignment::kBlack},
@@ -103,8 +104,8 @@ int run_match_command(const MatchOptions& o) {
   } else {
     openings.push_back({chess::Position(), {}, "startpos"});
   }
-  if (o.games > 0 && !o.openings.empty()) {
-    // Cycle through the file's positions until enough games are scheduled.
+  if (o.games > 0 && (!o.openings.empty() || o.book.empty())) {
+    // Cycle through the file's positions (or the initial position) until enough games are scheduled.
     const int per = config.assignment == player::Assignment::kBoth ? 2 : 1;
     const std::size_t want = std::size_t((o.games + per - 1) / per);
     std::vector<player::Opening> cycled;
@@ -181,6 +182,8 @@ void add_match_command(CLI::App& app, int& exit_code) {
       ->check(at_least(0));
   cmd->add_option("--max-plies", o->max_plies, "Adjudicate a draw after this many plies (default 600)")->check(at_least(1));
   cmd->add_option("--pgn", o->pgn, "Write the games to this PGN file");
+  cmd->add_option("--learn-into", o->learn_into,
+                  "Record every game, both engines' moves, in the experience store of this book (BOOK.exp)");
   cmd->add_option("--seed", o->seed, "Seed for choosing book lines (default 1)");
   cmd->add_flag("-q,--quiet", o->quiet, "Only the final score line");
   cmd->footer(
@@ -192,6 +195,8 @@ void add_match_command(CLI::App& app, int& exit_code) {
       "      --book book.tbb --games 40 --movetime 200 --pgn games.pgn\n"
       "  tbkit match --engine1 'tbkit uci' --option1 TablebasePath=tables --engine2 stockfish \\\n"
       "      --openings won.epd --colors to-move --movetime 100\n"
+      "  tbkit match --engine1 'tbkit uci' --option1 BookFile=small.tbb --option1 BookLearning=true \\\n"
+      "      --engine2 stockfish --option2 'Skill Level=3' --games 400 --movetime 50\n"
       "Exit codes: 0 match played, 2 bad options or start positions, 3 an engine or file failed, 4 bad book.");
   cmd->callback([o, &exit_code] { exit_code = run_match_command(*o); });
 }

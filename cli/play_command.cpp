@@ -23,6 +23,8 @@ struct PlayOptions {
   std::vector<std::string> fen;
   double seconds = 1.0;
   std::uint64_t seed = 0;
+  bool no_learn = false;
+  std::string experience;
 };
 
 std::string score_text(int score) {
@@ -42,6 +44,10 @@ int run_play(const PlayOptions& o) {
     if (Status st = engine.set_book(o.book); !st) return report(st.error());
   if (!o.tables.empty())
     if (Status st = engine.set_tablebase_path(o.tables); !st) return report(st.error());
+  if (!o.experience.empty())
+    if (Status st = engine.set_experience_file(o.experience); !st) return report(st.error());
+  if (!o.no_learn && (!o.book.empty() || !o.experience.empty()))
+    if (Status st = engine.set_learning(true); !st) return report(st.error());
   const chess::Color human = o.colour == "white" ? chess::Color::kWhite : chess::Color::kBlack;
   player::SearchLimits limits;
   limits.movetime_ms = std::max<std::int64_t>(1, std::int64_t(o.seconds * 1000));
@@ -70,7 +76,9 @@ int run_play(const PlayOptions& o) {
       std::atomic<bool> stop{false};
       const player::Decision d = engine.think(pos, limits, stop, nullptr);
       for (const std::string& e : d.table_errors) std::cerr << "tbkit: warning: tables: " << e << " (searching without that table)\n";
-      std::string how = d.source == player::MoveSource::kBook ? "book" : d.source == player::MoveSource::kTable ? "table" : "search";
+      std::string how = d.source == player::MoveSource::kBook ? (d.learned ? "book, learned" : "book")
+                        : d.source == player::MoveSource::kTable ? "table"
+                                                                  : "search";
       std::cout << "tbkit plays " << chess::to_san(pos, d.best) << " (" << how;
       if (d.source != player::MoveSource::kBook) std::cout << ", " << score_text(d.last_info.score) << ", depth " << d.last_info.depth;
       std::cout << ")\n";
@@ -159,6 +167,12 @@ int run_play(const PlayOptions& o) {
     return report(make_error(ErrorCode::kIo, o.pgn + ": cannot write"));
   }
   std::cout << "Game saved to " << o.pgn << "\n";
+  const auto fallback = result == "1-0"   ? formats::ExperienceResult::kWhiteWins
+                        : result == "0-1" ? formats::ExperienceResult::kBlackWins
+                                          : formats::ExperienceResult::kUnknown;
+  auto learned = engine.record_game(*start, moves, fallback);
+  if (!learned) return report(learned.error());
+  if (*learned) std::cout << "Learned from the game: " << formats::journal_path(*engine.experience_base()).string() << "\n";
   return kExitOk;
 }
 
@@ -174,9 +188,13 @@ void add_play_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--pgn", o->pgn, "Where to save the game (default tbkit-game.pgn)");
   cmd->add_option("--fen", o->fen, "Start position (default: the initial position)")->expected(1, 6);
   cmd->add_option("--seed", o->seed, "Seed for the book's random choice (default: random)");
+  cmd->add_option("--experience", o->experience, "Experience store's journal, *.exp (default: BOOK.exp beside --book)");
+  cmd->add_flag("--no-learn", o->no_learn, "Neither use nor record the experience store");
   cmd->footer(
       "Commands at the prompt: a move in SAN (Nf3, O-O, e8=Q) or UCI (g1f3), undo, hint, board,\n"
       "resign, quit. The game is saved as PGN when it ends (also after resign, quit or end of input).\n"
+      "With a book, the player learns (docs/player.md): its move choice uses the experience store\n"
+      "beside the book, and the finished game is recorded there (--no-learn: neither).\n"
       "Examples:\n"
       "  tbkit play --color black --time 2 --book book.tbb --tables tables\n"
       "  tbkit play --fen '8/8/8/4k3/8/8/8/KQ6 w - - 0 1' --tables tables\n"

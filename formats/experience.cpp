@@ -368,6 +368,16 @@ Result<LearnedStats> read_learned(const std::filesystem::path& path) {
   return parse_learned(*bytes, path.string());
 }
 
+Result<LearnedStats> read_experience_stats(const std::filesystem::path& book) {
+  auto journal = read_journal(journal_path(book));
+  if (!journal) return journal.error();
+  auto stats = read_learned(learned_path(book));
+  if (!stats) return stats.error();
+  if (journal->epoch != 0 && journal->epoch > stats->folded_epoch && !journal->games.empty())
+    if (Status s = add_games(*stats, journal->games); !s) return s.error();
+  return stats;
+}
+
 Result<FoldSummary> fold_experience(const std::filesystem::path& book) {
   const auto jpath = journal_path(book), lpath = learned_path(book);
   auto fd = open_locked_journal(jpath);

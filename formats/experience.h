@@ -99,6 +99,12 @@ struct LearnedStats {
 // Reads BOOK.learn; an absent file is empty statistics. Errors: kIo, kCorrupt, kVersion.
 [[nodiscard]] Result<LearnedStats> read_learned(const std::filesystem::path& path);
 
+// The store's statistics as of now: BOOK.learn plus the journal's records not folded yet (games
+// counts both). Takes no lock: the journal is read first, so a fold running meanwhile is seen
+// either before (its journal's epoch is not yet in BOOK.learn) or after (BOOK.learn holds it).
+// Absent files are an empty store. Errors: kIo, kCorrupt, kVersion (BOOK.learn).
+[[nodiscard]] Result<LearnedStats> read_experience_stats(const std::filesystem::path& book);
+
 struct FoldSummary {
   std::uint64_t games_folded = 0;   // journal records added by this fold
   bool journal_already_folded = false;  // the journal's epoch was in BOOK.learn already (an interrupted fold)

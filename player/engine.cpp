@@ -29,7 +29,61 @@ Status Engine::set_book(const std::string& path) {
   book_ = std::make_shared<const OpeningBook>(std::move(*b));
   options_.book_file = path;
   out_of_book_ = false;
+  // The store beside the book follows it unless ExperienceFile names one.
+  if (options_.learning && options_.experience_file.empty()) return reload_experience();
   return {};
+}
+
+Status Engine::set_learning(bool on) {
+  options_.learning = on;
+  if (!on) {
+    experience_.reset();
+    return {};
+  }
+  if (Status s = reload_experience(); !s) {
+    options_.learning = false;
+    return s;
+  }
+  return {};
+}
+
+Status Engine::set_experience_file(const std::string& path) {
+  if (path.empty() || path == "<empty>") {
+    options_.experience_file.clear();
+  } else {
+    if (path.size() <= 4 || path.substr(path.size() - 4) != ".exp")
+      return make_error(ErrorCode::kInvalidArgument,
+                        "ExperienceFile: expected the journal's path, ending in .exp (the learned statistics go "
+                        "beside it, in .learn), got '" + path + "'");
+    options_.experience_file = path;
+  }
+  return reload_experience();
+}
+
+std::optional<std::filesystem::path> Engine::experience_base() const {
+  if (!options_.experience_file.empty())
+    return std::filesystem::path(options_.experience_file.substr(0, options_.experience_file.size() - 4));
+  if (!options_.book_file.empty()) return std::filesystem::path(options_.book_file);
+  return std::nullopt;
+}
+
+Status Engine::reload_experience() {
+  experience_.reset();
+  if (!options_.learning) return {};
+  const auto base = experience_base();
+  if (!base) return {};
+  auto e = Experience::load(*base);
+  if (!e) return e.error();
+  experience_ = std::make_shared<const Experience>(std::move(*e));
+  return {};
+}
+
+Result<bool> Engine::record_game(const chess::Position& start, const std::vector<chess::Move>& moves,
+                                 formats::ExperienceResult fallback) {
+  const auto base = experience_base();
+  if (!options_.learning || !base || moves.empty()) return false;
+  if (Status s = record_experience(*base, experience_of_game(start, moves, fallback)); !s) return s.error();
+  return true;
 }
 
 Status Engine::set_tablebase_path(const std::string& dirs) {
@@ -54,7 +108,27 @@ void Engine::new_game() {
   out_of_book_ = false;
 }
 
-std::optional<Decision> Engine::try_book(const chess::Position& pos) {
+std::optional<Decision> Engine::try_book(const chess::Position& pos, std::vector<chess::Move>& left) {
+  if (experience_) {
+    // Learning: the book's moves (while in it) and the store's, by the learned rule.
+    std::vector<BookCandidate> cands;
+    if (book_ && !out_of_book_) {
+      cands = book_->candidates(pos, options_.book.min_games);
+      if (cands.empty()) out_of_book_ = true;
+    }
+    const auto learned = experience_->moves(pos);
+    if (cands.empty() && learned.empty()) return std::nullopt;
+    LearnedChoice choice = choose_with_experience(cands, learned, options_.learn, rng_);
+    left = choice.left;
+    if (!choice.move) return std::nullopt;
+    Decision d;
+    d.best = *choice.move;
+    d.source = MoveSource::kBook;
+    d.learned = choice.proven;
+    d.left = std::move(choice.left);
+    d.last_info.pv = {*choice.move};
+    return d;
+  }
   if (!book_ || out_of_book_) return std::nullopt;
   const auto m = book_->choose(pos, options_.book, rng_);
   if (!m) {
@@ -134,12 +208,23 @@ Decision Engine::think(const chess::Position& pos, const SearchLimits& limits, c
 
 Decision Engine::decide(const chess::Position& pos, const SearchLimits& limits, const std::atomic<bool>& stop,
                         const InfoCallback& on_info, const std::vector<chess::Move>& search_moves) {
+  std::vector<chess::Move> left;
   if (search_moves.empty()) {
-    if (auto d = try_book(pos)) return *d;
+    // Where the tables answer, they decide: the book and the store are not asked.
+    const bool tables_cover =
+        tables_ && pos.castling_rights() == 0 && chess::popcount(pos.pieces()) <= tables_->max_men();
+    if (!tables_cover)
+      if (auto d = try_book(pos, left)) return *d;
     if (auto d = try_tables(pos, limits, stop, on_info)) return *d;
   }
   SearchOptions options;
   options.root_moves = search_moves;
+  if (!left.empty()) {
+    // The store left these moves (they lost): search the others, if any.
+    for (chess::Move m : chess::legal_moves(pos))
+      if (std::find(left.begin(), left.end(), m) == left.end()) options.root_moves.push_back(m);
+    if (options.root_moves.empty()) left.clear();
+  }
   SearchInfo last;
   auto capture = [&](const SearchInfo& i) {
     last = i;
@@ -150,6 +235,7 @@ Decision Engine::decide(const chess::Position& pos, const SearchLimits& limits, 
   d.best = r.best;
   d.ponder = r.ponder;
   d.source = MoveSource::kSearch;
+  d.left = std::move(left);
   d.last_info = last;
   return d;
 }

@@ -18,6 +18,7 @@
 #include "chess/position.h"
 #include "chess/result.h"
 #include "player/book.h"
+#include "player/learning.h"
 #include "player/search.h"
 
 namespace tbkit::player {
@@ -47,6 +48,9 @@ struct EngineOptions {
   BookPolicy book;
   std::string tablebase_path;  // directories separated by ':' (*.dtm and *.rtbw/*.rtbz); empty: no tables
   std::int64_t move_overhead_ms = 30;
+  bool learning = false;        // use and record the experience store (docs/player.md)
+  std::string experience_file;  // the store's journal (*.exp); empty: BOOK_FILE.exp beside the book
+  LearnPolicy learn;
 };
 
 // Where a decision came from.
@@ -56,6 +60,8 @@ struct Decision {
   chess::Move best;
   chess::Move ponder;
   MoveSource source = MoveSource::kSearch;
+  bool learned = false;  // a book move chosen by a proven learned score (source kBook)
+  std::vector<chess::Move> left;  // moves the experience store left out of the choice
   SearchInfo last_info;  // the final iteration (tables: depth 1, the table's line)
   std::vector<std::string> table_errors;  // damaged or unreadable tables met while deciding
 };
@@ -77,6 +83,24 @@ class Engine {
   void set_book_policy(const BookPolicy& policy) { options_.book = policy; }
   [[nodiscard]] Status set_tablebase_path(const std::string& dirs);
   void set_move_overhead(std::int64_t ms) { options_.move_overhead_ms = ms; }
+  // Book learning on or off; on loads the store. Errors: the store's load errors (learning is then
+  // off).
+  [[nodiscard]] Status set_learning(bool on);
+  // The store's journal, a path ending in ".exp" (its learned statistics go beside it, ".learn");
+  // empty: BOOK_FILE.exp. Reloads the store when learning is on. Errors: kInvalidArgument, and the
+  // store's load errors.
+  [[nodiscard]] Status set_experience_file(const std::string& path);
+  void set_learn_policy(const LearnPolicy& policy) { options_.learn = policy; }
+  // Reads the store again (games recorded since, by this or other processes). A no-op with learning
+  // off. Errors: as Experience::load.
+  [[nodiscard]] Status reload_experience();
+  // The store's base path (journal = base + ".exp"); nullopt with no ExperienceFile and no book.
+  [[nodiscard]] std::optional<std::filesystem::path> experience_base() const;
+  // Records a finished game (every ply from start, both sides; the result the final position shows,
+  // else `fallback`) when learning is on. Returns false when nothing was recorded (learning off, no
+  // store, or no moves). Errors: the store's write errors.
+  [[nodiscard]] Result<bool> record_game(const chess::Position& start, const std::vector<chess::Move>& moves,
+                                         formats::ExperienceResult fallback = formats::ExperienceResult::kUnknown);
   // Seeds the book's random choice (for reproducible games).
   void set_seed(std::uint64_t seed) { rng_.seed(seed); }
   // Installs a table oracle directly (tests; set_tablebase_path builds one from files).
@@ -105,7 +129,7 @@ class Engine {
  private:
   Decision decide(const chess::Position& pos, const SearchLimits& limits, const std::atomic<bool>& stop, const InfoCallback& on_info,
                   const std::vector<chess::Move>& search_moves);
-  std::optional<Decision> try_book(const chess::Position& pos);
+  std::optional<Decision> try_book(const chess::Position& pos, std::vector<chess::Move>& left);
   std::optional<Decision> try_tables(const chess::Position& pos, const SearchLimits& limits, const std::atomic<bool>& stop,
                                      const InfoCallback& on_info);
 
@@ -113,6 +137,7 @@ class Engine {
   Searcher searcher_;
   std::shared_ptr<const OpeningBook> book_;
   std::shared_ptr<const RootTableOracle> tables_;
+  std::shared_ptr<const Experience> experience_;  // loaded while learning is on
   bool out_of_book_ = false;
   std::mt19937_64 rng_{std::random_device{}()};
   std::thread thread_;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "chess/fen.h"
+#include "player/learning.h"
 #include "chess/movegen.h"
 #include "chess/notation.h"
 #include "player/uci.h"
@@ -99,6 +100,11 @@ class Player {
     std::string word, move;
     words >> word >> move;
     return {move, used};
+  }
+
+  // Shows the engine a game's final position (no "go"): an engine that learns sees how it ended.
+  void show_final(const std::string& position) {
+    if (process_ && !process_->eof()) (void)process_->send(position);
   }
 
   [[nodiscard]] const std::string& name() const { return name_; }
@@ -211,6 +217,8 @@ Result<MatchSummary> run_match(const MatchConfig& config, const std::vector<Open
         played.push_back(*m);
       }
       g.plies = int(played.size());
+      white->show_final(position_command(opening, played));
+      black->show_final(position_command(opening, played));
       GameRecord rec;
       rec.tags = {{"Event", config.event},
                   {"Site", "tbkit match"},
@@ -228,6 +236,14 @@ Result<MatchSummary> run_match(const MatchConfig& config, const std::vector<Open
       rec.result = g.result;
       rec.termination = g.reason;
       g.pgn = format_pgn(rec);
+      if (!config.experience.empty()) {
+        const auto result = g.result == "1-0"   ? formats::ExperienceResult::kWhiteWins
+                            : g.result == "0-1" ? formats::ExperienceResult::kBlackWins
+                                                : formats::ExperienceResult::kDraw;
+        formats::ExperienceGame exp = experience_of_game(rec.start, rec.moves, result);
+        exp.result = result;  // the referee's verdict (a forfeit or an adjudication) stands
+        if (Status st = record_experience(config.experience, exp); !st) return st.error();
+      }
       const int hp = g.engine1_half_points();
       (hp == 2 ? summary.wins : hp == 1 ? summary.draws : summary.losses)++;
       if (on_game) on_game(g);

@@ -54,6 +54,8 @@ struct MatchConfig {
   Assignment assignment = Assignment::kBoth;
   int max_plies = 600;          // then adjudicated a draw
   std::string event = "tbkit match";
+  std::string experience;       // non-empty: each game, both engines' moves, is recorded in the
+                                // experience store at this base path (journal = base + ".exp")
 };
 
 struct MatchSummary {

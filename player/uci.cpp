@@ -47,12 +47,14 @@ class UciSession {
       if (!line.empty() && line.back() == '\r') line.pop_back();
       if (!handle(line)) {
         engine_.stop();
+        record_game();
         return;
       }
     }
     // End of input (a piped script): a bounded search finishes, an infinite one is stopped.
     if (infinite_) engine_.stop();
     else engine_.wait();
+    record_game();
   }
 
  private:
@@ -62,6 +64,24 @@ class UciSession {
     out_.flush();
   }
   void error(const std::string& text) { send("info string error: " + text); }
+
+  // With BookLearning on, records the game played since the last ucinewgame (if the engine moved
+  // in it): the last position's line, plus the engine's reply to it if no position followed.
+  // Called with no search running.
+  void record_game() {
+    if (!game_played_) return;
+    game_played_ = false;
+    std::vector<chess::Move> moves = game_.moves;
+    if (!last_best_.is_none() && last_best_line_ == moves.size()) {
+      chess::Position p = game_.pos;
+      const auto legal = chess::legal_moves(p);
+      if (std::find(legal.begin(), legal.end(), last_best_) != legal.end()) moves.push_back(last_best_);
+    }
+    last_best_ = chess::Move::none();
+    auto recorded = engine_.record_game(game_.start, moves);
+    if (!recorded) error("BookLearning: " + recorded.error().message);
+    else if (*recorded) send("info string learned from the game (" + std::to_string(moves.size()) + " plies)");
+  }
 
   // Returns false on quit.
   bool handle(const std::string& line) {
@@ -79,12 +99,17 @@ class UciSession {
       send("option name BookSelection type combo default weighted var weighted var best");
       send("option name TablebasePath type string default <empty>");
       send("option name MoveOverhead type spin default 30 min 0 max 5000");
+      send("option name BookLearning type check default false");
+      send("option name ExperienceFile type string default <empty>");
       send("uciok");
     } else if (cmd == "isready") {
       send("readyok");
     } else if (cmd == "ucinewgame") {
       engine_.stop();
+      record_game();
+      game_ = PositionLine{};
       engine_.new_game();
+      if (Status st = engine_.reload_experience(); !st) error("BookLearning: " + st.error().message);
       position_ = chess::Position();
       position_ok_ = true;
     } else if (cmd == "setoption") {
@@ -93,10 +118,21 @@ class UciSession {
     } else if (cmd == "position") {
       engine_.stop();
       // A bad command leaves no position: a search of the one before would answer for another game.
-      auto p = parse_position_command(rest);
+      auto p = parse_position_line(rest);
       position_ok_ = p.ok();
-      if (!p) error(p.error().message + " (no position until the next good 'position' command; 'go' answers bestmove 0000)");
-      else position_ = std::move(*p);
+      if (!p) {
+        error(p.error().message + " (no position until the next good 'position' command; 'go' answers bestmove 0000)");
+      } else {
+        // A line that does not continue the game so far starts another one (a GUI that sends no
+        // ucinewgame): the game so far is recorded first.
+        const bool continues = chess::to_fen(p->start) == chess::to_fen(game_.start) && p->moves.size() >= game_.moves.size() &&
+                               std::equal(game_.moves.begin(), game_.moves.end(), p->moves.begin());
+        if (!continues) record_game();
+        position_ = p->pos;
+        game_ = std::move(*p);
+        // A finished game (mate or a draw by rule) is recorded at once, with its result.
+        if (game_played_ && position_.status() != chess::GameStatus::kOngoing) record_game();
+      }
     } else if (cmd == "go") {
       go(rest);
     } else if (cmd == "stop") {
@@ -150,6 +186,11 @@ class UciSession {
       engine_.set_book_policy(p);
     } else if (named("TablebasePath")) {
       if (Status st = engine_.set_tablebase_path(value); !st) error("TablebasePath: " + st.error().message);
+    } else if (named("BookLearning")) {
+      if (value != "true" && value != "false") return error("BookLearning: expected true or false, got '" + value + "'");
+      if (Status st = engine_.set_learning(value == "true"); !st) error("BookLearning: " + st.error().message);
+    } else if (named("ExperienceFile")) {
+      if (Status st = engine_.set_experience_file(value); !st) error(st.error().message);
     } else if (named("MoveOverhead")) {
       if (!parse_int64(value, n) || n < 0 || n > 5000)
         return error("MoveOverhead: expected milliseconds from 0 to 5000, got '" + value + "'");
@@ -175,11 +216,21 @@ class UciSession {
       send("bestmove 0000");
       return;
     }
+    game_played_ = true;
+    last_best_ = chess::Move::none();
+    last_best_line_ = game_.moves.size();
     engine_.start(
         position_, cmd.limits, [this](const SearchInfo& info) { send(format_info(info)); },
         [this](const Decision& d) {
+          last_best_ = d.best;  // read only after the search thread has been joined
           for (const std::string& e : d.table_errors) error("tables: " + e + " (searching without that table)");
-          if (d.source == MoveSource::kBook) send("info string book move " + chess::to_uci(d.best));
+          if (d.source == MoveSource::kBook)
+            send("info string book move " + chess::to_uci(d.best) + (d.learned ? " (learned: proven)" : ""));
+          if (!d.left.empty()) {
+            std::string text = "info string learned: left";
+            for (chess::Move m : d.left) text += " " + chess::to_uci(m);
+            send(text);
+          }
           std::string line = "bestmove " + chess::to_uci(d.best);
           if (!d.ponder.is_none()) line += " ponder " + chess::to_uci(d.ponder);
           send(line);
@@ -193,6 +244,10 @@ class UciSession {
   chess::Position position_;
   bool position_ok_ = true;  // false after a bad 'position' command, until a good one
   bool infinite_ = false;  // the last go was infinite (or ponder)
+  PositionLine game_;                           // the current game's line (the last good position)
+  bool game_played_ = false;                    // the engine was asked to move in this game
+  chess::Move last_best_ = chess::Move::none(); // its last answer
+  std::size_t last_best_line_ = 0;              // game_.moves.size() when it was asked
   Engine engine_;
 };
 
@@ -219,9 +274,16 @@ std::string format_info(const SearchInfo& info) {
 }
 
 Result<chess::Position> parse_position_command(const std::string& args) {
+  auto line = parse_position_line(args);
+  if (!line) return line.error();
+  return std::move(line->pos);
+}
+
+Result<PositionLine> parse_position_line(const std::string& args) {
   const auto w = split_words(args);
   if (w.empty()) return make_error(ErrorCode::kInvalidArgument, "position: expected 'startpos' or 'fen'");
   std::size_t i = 0;
+  PositionLine line;
   chess::Position pos;
   if (w[0] == "startpos") {
     i = 1;
@@ -239,10 +301,14 @@ Result<chess::Position> parse_position_command(const std::string& args) {
     for (++i; i < w.size(); ++i) {
       auto m = chess::parse_uci(pos, w[i]);
       if (!m) return make_error(m.error().code, "position: move '" + w[i] + "': " + m.error().message);
+      if (line.moves.empty()) line.start = pos;
+      line.moves.push_back(*m);
       pos.do_move(*m);
     }
   }
-  return pos;
+  if (line.moves.empty()) line.start = pos;
+  line.pos = std::move(pos);
+  return line;
 }
 
 GoCommand parse_go_command(const std::string& args, const chess::Position& pos) {

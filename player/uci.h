@@ -27,6 +27,13 @@ void run_uci(std::istream& in, std::ostream& out);
 [[nodiscard]] std::string format_info(const SearchInfo& info);
 
 // Parses "startpos|fen F... [moves m1 m2 ...]" (the words after "position").
+struct PositionLine {
+  chess::Position start;             // startpos or the FEN
+  std::vector<chess::Move> moves;    // the moves after it
+  chess::Position pos;               // start after the moves (with their history)
+};
+[[nodiscard]] Result<PositionLine> parse_position_line(const std::string& args);
+// parse_position_line's final position.
 [[nodiscard]] Result<chess::Position> parse_position_command(const std::string& args);
 
 // What "go ARGS" asks for (the words after "go"), in position `pos`: depth, nodes, movetime,

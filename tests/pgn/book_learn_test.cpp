@@ -60,7 +60,7 @@ TEST_CASE("book learn and probe: the CLI", "[learn][cli]") {
   // Black's replies to 1.e4, from Black's view: 1-0 after e5 is a loss, 0-1 after e5 a win.
   r = testing::run_tbkit("book probe " + book + " --moves e4 --json");
   CHECK(r.exit_code == 0);
-  CHECK(r.out.find("\"learned\": {\"games_folded\": 4, \"moves\": [{\"san\": \"e5\", \"uci\": \"e7e5\", \"games\": 2, \"wins\": 1, "
+  CHECK(r.out.find("\"learned\": {\"games\": 4, \"moves\": [{\"san\": \"e5\", \"uci\": \"e7e5\", \"games\": 2, \"wins\": 1, "
                    "\"draws\": 0, \"losses\": 1, \"unknown\": 0, \"score_pct\": 50.0}") != std::string::npos);
 
   // Learning the same games again doubles the counts; an unreadable file changes nothing.
@@ -81,7 +81,7 @@ TEST_CASE("book learn and probe: the CLI", "[learn][cli]") {
   r = testing::run_tbkit("book probe " + book + " --json");
   CHECK(r.exit_code == 0);
   CHECK(r.out.find("\"moves\": [{\"san\": \"e4\", \"uci\": \"e2e4\", \"weight\"") != std::string::npos);
-  CHECK(r.out.find("\"learned\": {\"games_folded\": 8, \"moves\": [{\"san\": \"e4\", \"uci\": \"e2e4\", \"games\": 6,") != std::string::npos);
+  CHECK(r.out.find("\"learned\": {\"games\": 8, \"moves\": [{\"san\": \"e4\", \"uci\": \"e2e4\", \"games\": 6,") != std::string::npos);
 
   r = testing::run_tbkit("book learn " + (dir / "missing.pgn").string() + " --into " + book);
   CHECK(r.exit_code == 3);

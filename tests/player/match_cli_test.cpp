@@ -196,3 +196,33 @@ TEST_CASE("match refuses an option the engine does not offer, or a value it reje
   CHECK(ok.exit_code == 0);
   CHECK(ok.out.find("1 games (W - L - D)") != std::string::npos);
 }
+
+TEST_CASE("match records both engines' games for learning, and a learning engine sees how they end", "[player][match][cli][learning]") {
+  const auto dir = temp_dir();
+  // The referee's record: a scripted fool's mate, both sides' moves, Black's win.
+  const std::string fools = "f2f3 e7e5 g2g4 d8h4";
+  const auto w = script_engine(dir, "white.sh", fools), b = script_engine(dir, "black.sh", fools);
+  const auto book = (dir / "b.tbb").string();
+  const auto r = run_tbkit("match --engine1 " + w + " --engine2 " + b + " --colors white --games 2 --movetime 50 --learn-into " + book);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("Score of white.sh vs black.sh: 0 - 2 - 0") != std::string::npos);
+  auto p = run_tbkit("book probe " + book + " --json");
+  CHECK(p.out.find("\"learned\": {\"games\": 2, \"moves\": [{\"san\": \"f3\", \"uci\": \"f2f3\", \"games\": 2, \"wins\": 0, "
+                   "\"draws\": 0, \"losses\": 2") != std::string::npos);
+  p = run_tbkit("book probe " + book + " --moves 'f3 e5 g4' --json");
+  CHECK(p.out.find("{\"san\": \"Qh4#\", \"uci\": \"d8h4\", \"games\": 2, \"wins\": 2, ") != std::string::npos);
+
+  // The engine's own record: tbkit mates as Black from the position before Qh4#; the referee shows
+  // it the final position, so its journal has the win although it never moved again.
+  const auto epd = write(dir / "mate.epd", "rnbqkbnr/pppp1ppp/8/4p3/6P1/5P2/PPPPP2P/RNBQKBNR b KQkq - 0 2\n");
+  const auto store = (dir / "engine.exp").string();
+  const auto m = run_tbkit("match --engine1 " + tbkit_engine() + " --option1 ExperienceFile=" + store +
+                           " --option1 BookLearning=true --engine2 " + b + " --openings " + epd + " --colors black --movetime 100");
+  REQUIRE(m.exit_code == 0);
+  CHECK(m.out.find("0-1 (checkmate), 1 plies") != std::string::npos);
+  p = run_tbkit("book probe " + (dir / "engine").string() +
+                " 'rnbqkbnr/pppp1ppp/8/4p3/6P1/5P2/PPPPP2P/RNBQKBNR b KQkq - 0 2' --json");
+  CHECK(p.out.find("\"learned\": {\"games\": 1, \"moves\": [{\"san\": \"Qh4#\", \"uci\": \"d8h4\", \"games\": 1, \"wins\": 1, ") !=
+        std::string::npos);
+  std::filesystem::remove_all(dir);
+}
