@@ -70,3 +70,26 @@ TEST_CASE("play: bad options are refused", "[player][play][cli]") {
   CHECK(run_tbkit("play --book /nonexistent/book.tbb", "").exit_code == 3);
   CHECK(run_tbkit("play --fen '8/8/8/8/8/8/8/8 w - - 0 1'", "").exit_code == 2);
 }
+
+TEST_CASE("play: the game is learned from, unless --no-learn", "[player][play][cli][learning]") {
+  const std::string pgn = temp_file("game-learn.pgn"), store = temp_file("store");
+  // The engine, Black, mates at once; the store records both sides' plies of the finished game.
+  const std::string fen = "'rnbqkbnr/pppp1ppp/8/4p3/6P1/5P2/PPPPP2P/RNBQKBNR b KQkq - 0 2'";
+  const auto off = run_tbkit("play --time 0.1 --fen " + fen + " --experience " + store + ".exp --no-learn --pgn " + pgn, "");
+  REQUIRE(off.exit_code == 0);
+  CHECK(!std::filesystem::exists(store + ".exp"));
+  const auto r = run_tbkit("play --time 0.1 --fen " + fen + " --experience " + store + ".exp --pgn " + pgn, "");
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("Game over: checkmate, 0-1") != std::string::npos);
+  CHECK(r.out.find("Learned from the game: " + store + ".exp") != std::string::npos);
+  const auto p = run_tbkit("book probe " + store + " " + fen + " --json");
+  CHECK(p.out.find("\"learned\": {\"games\": 1, \"moves\": [{\"san\": \"Qh4#\", \"uci\": \"d8h4\", \"games\": 1, \"wins\": 1, ") !=
+        std::string::npos);
+  // A bad store name is refused before the game.
+  const auto bad = run_tbkit("play --experience " + store + ".txt --pgn " + pgn, "");
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.err.find("ExperienceFile: expected the journal's path, ending in .exp") != std::string::npos);
+  std::filesystem::remove(pgn);
+  std::filesystem::remove(store + ".exp");
+  std::filesystem::remove(store + ".learn");
+}
