@@ -11,10 +11,12 @@
 
 #include "formats/experience.h"
 #include "tests/formats/book_test_util.h"
+#include "tests/support/processes.h"
 
 namespace tbkit::formats {
 namespace {
 
+using test::run_processes;
 using test::ScratchDir;
 
 ExperienceGame sample_game(std::uint64_t seed, ExperienceResult result, int plies) {
@@ -23,25 +25,6 @@ ExperienceGame sample_game(std::uint64_t seed, ExperienceResult result, int plie
   for (int i = 0; i < plies; ++i)
     g.plies.push_back(ExperiencePly{0x9e3779b97f4a7c15ULL * (seed * 31 + std::uint64_t(i) % 3), std::uint16_t(0x031c + i % 3), i % 2 == 1});
   return g;
-}
-
-// Runs body(p) in `count` forked processes (p = 0 .. count-1), each exiting with its return value,
-// and checks that every one exited 0.
-template <class Body>
-void run_processes(int count, Body&& body) {
-  std::vector<pid_t> pids;
-  for (int p = 0; p < count; ++p) {
-    const pid_t pid = ::fork();
-    REQUIRE(pid >= 0);
-    if (pid == 0) ::_exit(body(p));
-    pids.push_back(pid);
-  }
-  for (pid_t pid : pids) {
-    int status = 0;
-    REQUIRE(::waitpid(pid, &status, 0) == pid);
-    CHECK(WIFEXITED(status));
-    CHECK(WEXITSTATUS(status) == 0);
-  }
 }
 
 std::span<const std::byte> as_span(const std::vector<char>& v) { return std::as_bytes(std::span<const char>(v)); }

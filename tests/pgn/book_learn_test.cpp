@@ -1,7 +1,7 @@
 // Learning from games: PGN to experience records, and `tbkit book learn` / `book probe` end to end.
 #include <catch2/catch.hpp>
 
-#include <sys/wait.h>
+#include <sys/types.h>
 
 #include <string>
 #include <vector>
@@ -11,6 +11,7 @@
 #include "pgn/book_learn.h"
 #include "tests/cli/cli_runner.h"
 #include "tests/formats/book_test_util.h"
+#include "tests/support/processes.h"
 
 namespace tbkit::pgn {
 namespace {
@@ -123,12 +124,7 @@ TEST_CASE("book learn: tbkit run N times at once on one book loses and doubles n
     REQUIRE(pid > 0);
     pids.push_back(pid);
   }
-  for (pid_t pid : pids) {
-    int status = 0;
-    REQUIRE(::waitpid(pid, &status, 0) == pid);
-    CHECK(WIFEXITED(status));
-    CHECK(WEXITSTATUS(status) == 0);
-  }
+  test::wait_all_ok(pids);
   auto stats = formats::read_learned(formats::learned_path(book));
   REQUIRE(stats.ok());
   CHECK(stats->games == 4 * kRuns);

@@ -80,6 +80,24 @@ struct Rate {
   std::vector<ProbeFailure> failures;  // in position order
 };
 
+// Appends `, "key": v` to a JSON object under construction.
+void add_field(std::string& out, const std::string& key, double v, const char* format = ", \"%s\": %.0f") {
+  char buf[160];
+  std::snprintf(buf, sizeof buf, format, key.c_str(), v);
+  out += buf;
+}
+
+// Appends the median wall and CPU rates of several runs: key_probes_per_s, key_probes_per_cpu_s.
+void add_rates(std::string& out, const std::string& key, const std::vector<Rate>& v) {
+  std::vector<double> wall, cpu;
+  for (const Rate& r : v) {
+    wall.push_back(r.wall);
+    cpu.push_back(r.cpu);
+  }
+  add_field(out, key + "_probes_per_s", median(wall));
+  add_field(out, key + "_probes_per_cpu_s", median(cpu));
+}
+
 // Rates of `probe(i)` over all positions, split among `threads` threads (each its own slice).
 // Every probe counts, failed ones too: they took their time like the others, and leaving them out
 // would credit a library for the probes it got wrong.
@@ -197,20 +215,8 @@ std::string json_set(const std::string& name, const std::filesystem::path& dir, 
   const std::size_t n = pos.size();
   constexpr std::size_t kWarmCache = std::size_t{1} << 30;
   std::string out = "\"" + name + "\": {\"positions\": " + std::to_string(n);
-  auto field = [&](const std::string& key, const std::vector<double>& v) {
-    char buf[160];
-    std::snprintf(buf, sizeof buf, ", \"%s\": %.0f", key.c_str(), median(v));
-    out += buf;
-  };
-  auto rates = [&](const std::string& key, const std::vector<Rate>& v) {
-    std::vector<double> wall, cpu;
-    for (const Rate& r : v) {
-      wall.push_back(r.wall);
-      cpu.push_back(r.cpu);
-    }
-    field(key + "_probes_per_s", wall);
-    field(key + "_probes_per_cpu_s", cpu);
-  };
+  auto field = [&](const std::string& key, const std::vector<double>& v) { add_field(out, key, median(v)); };
+  auto rates = [&](const std::string& key, const std::vector<Rate>& v) { add_rates(out, key, v); };
   auto probe_one = [&](const probe::Tablebase& tb, std::size_t i) {
     if (auto r = tb.probe(pos[i]); !r) fail_tbkit(log, pos, {{i, 1, {r.error().message}}});
   };
@@ -333,20 +339,8 @@ std::string json_syzygy_set(const std::string& name, const std::vector<std::file
                             const std::vector<chess::Position>& pos, int runs, FailureLog& log) {
   const std::size_t n = pos.size();
   std::string out = "\"" + name + "\": {\"positions\": " + std::to_string(n);
-  auto add = [&](const std::string& key, double v, const char* format) {
-    char buf[160];
-    std::snprintf(buf, sizeof buf, format, key.c_str(), v);
-    out += buf;
-  };
-  auto rates = [&](const std::string& key, const std::vector<Rate>& v) {
-    std::vector<double> wall, cpu;
-    for (const Rate& r : v) {
-      wall.push_back(r.wall);
-      cpu.push_back(r.cpu);
-    }
-    add(key + "_probes_per_s", median(wall), ", \"%s\": %.0f");
-    add(key + "_probes_per_cpu_s", median(cpu), ", \"%s\": %.0f");
-  };
+  auto add = [&](const std::string& key, double v, const char* format) { add_field(out, key, v, format); };
+  auto rates = [&](const std::string& key, const std::vector<Rate>& v) { add_rates(out, key, v); };
   auto latencies = [&](const std::string& key, std::vector<double> lat) {
     std::sort(lat.begin(), lat.end());
     add(key + "_us_median", median(lat), ", \"%s\": %.2f");
