@@ -1,6 +1,7 @@
 #include "cli/explore_server.h"
 
 #include <httplib.h>
+#include <sys/socket.h>
 
 #include <string>
 
@@ -8,6 +9,9 @@ namespace tbkit::cli {
 namespace {
 
 constexpr int kServerThreads = 16;
+// httplib listens with a backlog of 5: a burst of clients overflows it and their connects wait
+// for SYN retries (1, 3, 7 s). The socket is listened on again with this one.
+constexpr int kBacklog = 256;
 
 // Whether `host` (the Host header) names this server as the page knows it: a page of another site
 // whose name a DNS trick points at 127.0.0.1 sends its own name and is refused.
@@ -25,6 +29,13 @@ ExploreServer::ExploreServer(const explore::Explorer& explorer) : explorer_(expl
   server_->set_read_timeout(5);
   server_->set_write_timeout(5);
   server_->set_payload_max_length(1 << 16);
+  // SO_REUSEADDR only: httplib's default adds SO_REUSEPORT, which would let a second server bind a
+  // port in use and share its connections instead of failing.
+  server_->set_socket_options([this](socket_t sock) {
+    const int yes = 1;
+    ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+    listen_socket_ = sock;
+  });
   // Every request goes to the explorer, whatever its method or path: no route of httplib's own
   // (no static file mount) is ever reached.
   server_->set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
@@ -51,6 +62,8 @@ Result<int> ExploreServer::bind(int port) {
   const int bound = port == 0 ? server_->bind_to_any_port("127.0.0.1") : server_->bind_to_port("127.0.0.1", port) ? port : -1;
   if (bound <= 0)
     return make_error(ErrorCode::kIo, "explore: cannot listen on 127.0.0.1 port " + std::to_string(port) + ": in use or not allowed");
+  // Listening again on a listening socket only changes its backlog (Linux).
+  ::listen(listen_socket_, kBacklog);
   port_ = bound;
   return bound;
 }

@@ -33,6 +33,7 @@ class ExploreServer {
   const explore::Explorer& explorer_;
   std::unique_ptr<httplib::Server> server_;
   int port_ = 0;
+  int listen_socket_ = -1;
 };
 
 }  // namespace tbkit::cli
