@@ -220,10 +220,10 @@ function drawBook(answer) {
       if (stats) {
         cell(row, String(m.games));
         cell(row, wdlBar(m.win_pct, m.draw_pct, m.loss_pct));
-        cell(row, m.win_pct); cell(row, m.draw_pct); cell(row, m.loss_pct);
+        cell(row, m.win_pct.toFixed(1)); cell(row, m.draw_pct.toFixed(1)); cell(row, m.loss_pct.toFixed(1));
         if (rated) cell(row, m.avg_rating === null ? '-' : String(m.avg_rating));
       } else {
-        cell(row, String(m.weight)); cell(row, m.weight_pct);
+        cell(row, String(m.weight)); cell(row, m.weight_pct.toFixed(1));
       }
     }
     box.appendChild(t);
@@ -238,7 +238,7 @@ function drawBook(answer) {
       for (const m of b.learned.moves) {
         const row = t.tBodies[0].insertRow();
         row.addEventListener('click', () => play(m.uci));
-        for (const v of [m.san, m.games, m.wins, m.draws, m.losses, m.unknown, m.score_pct === null ? '-' : m.score_pct]) cell(row, String(v));
+        for (const v of [m.san, m.games, m.wins, m.draws, m.losses, m.unknown, m.score_pct === null ? '-' : m.score_pct.toFixed(1)]) cell(row, String(v));
       }
       box.appendChild(t);
     }
