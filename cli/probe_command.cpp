@@ -139,24 +139,24 @@ int probe_one(const probe::Tablebase& tb, const probe::SyzygyTablebase& sz, cons
     return report(tables.error());
   }
   const chess::Position& p = tables->position;
-  const DtmValue* value = &tables->value;
-  const std::vector<probe::RankedMove>* ranked = &tables->moves;
+  const DtmValue value = tables->value;
+  const std::vector<probe::RankedMove>& ranked = tables->moves;
   const std::optional<explore::FiftyValues>& fifty = tables->fifty;
   auto fifty_of = [&](chess::Move m) { return tables->fifty_of(m); };
   const bool by_dtz = o.follow == "dtz";
   if (o.line && by_dtz && !fifty)
     return report(make_error(ErrorCode::kUnavailable, "--follow dtz: no Syzygy WDL/DTZ files (MATERIAL.rtbw, .rtbz) for this position"));
   std::optional<LineResult> line;
-  if (o.line && !value->is_draw()) {
+  if (o.line && !value.is_draw()) {
     const bool cursed = fifty && (fifty->value.wdl == probe::Wdl50::kCursedWin ||
                                   fifty->value.wdl == probe::Wdl50::kBlessedLoss);
-    auto l = mating_line(tb, by_dtz ? &sz : nullptr, p, *value, cursed);
+    auto l = mating_line(tb, by_dtz ? &sz : nullptr, p, value, cursed);
     if (!l) return report(l.error());
     line = std::move(*l);
   }
   const std::string fen = chess::to_fen(p);
   const std::string fifty_text = explore::fifty_suffix(*tables);
-  const std::string dtm_plies = value->plies() > 0 ? " (" + std::to_string(value->plies()) + " plies)" : "";
+  const std::string dtm_plies = value.plies() > 0 ? " (" + std::to_string(value.plies()) + " plies)" : "";
   if (o.json) {
     // The object of docs/probe.md, shared with the explorer's /api/tables; --line adds "line".
     std::ostringstream out;
@@ -176,17 +176,17 @@ int probe_one(const probe::Tablebase& tb, const probe::SyzygyTablebase& sz, cons
     }
     std::cout << explore::table_json(*tables, out.str()) << '\n';
   } else if (batch) {
-    std::cout << fen << ": " << verdict_words(p, *value) << dtm_plies << fifty_text;
-    if (!ranked->empty()) std::cout << "; best " << chess::to_san(p, ranked->front().move);
+    std::cout << fen << ": " << verdict_words(p, value) << dtm_plies << fifty_text;
+    if (!ranked.empty()) std::cout << "; best " << chess::to_san(p, ranked.front().move);
     if (line) std::cout << "; line " << (line->ok ? "checked" : "FAILED: " + line->problem);
     std::cout << '\n';
   } else {
     std::ostringstream out;
     out << board_text(p) << '\n';
     out << "FEN:     " << fen << '\n';
-    out << "Verdict: " << verdict_words(p, *value) << dtm_plies << fifty_text << '\n';
-    out << "Moves:   " << ranked->size() << ", best first\n";
-    for (const auto& r : *ranked) {
+    out << "Verdict: " << verdict_words(p, value) << dtm_plies << fifty_text << '\n';
+    out << "Moves:   " << ranked.size() << ", best first\n";
+    for (const auto& r : ranked) {
       const std::string san = chess::to_san(p, r.move);
       out << "  " << san << std::string(san.size() < 8 ? 8 - san.size() : 1, ' ') << chess::to_uci(r.move)
           << std::string(7 - std::min<std::size_t>(chess::to_uci(r.move).size(), 6), ' ') << move_words(r.value);

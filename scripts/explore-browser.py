@@ -108,8 +108,10 @@ class Page:
 
     def wait_for(self, expression, what, timeout=20):
         end = time.time() + timeout
+        # False while the page is still loading (document.body may not exist yet).
+        guarded = f"(() => {{ try {{ return !!({expression}); }} catch (e) {{ return false; }} }})()"
         while time.time() < end:
-            if self.js(expression):
+            if self.js(guarded):
                 return
             time.sleep(0.05)
         raise RuntimeError(f"timed out waiting for {what}")
@@ -169,6 +171,12 @@ def rows(page, table):
     return page.js(f"Array.from(document.querySelectorAll('#{table} tbody tr')).map(r => Array.from(r.cells).map(c => c.textContent))") or []
 
 
+def records(page, table):
+    """The rows of a table as dicts keyed by the column headers."""
+    heads = page.js(f"Array.from(document.querySelectorAll('#{table} thead th')).map(c => c.textContent)") or []
+    return [dict(zip(heads, r)) for r in rows(page, table)]
+
+
 def main():
     args = sys.argv[1:]
     shot = args[args.index("--screenshot") + 1]
@@ -215,7 +223,7 @@ def main():
         cli = tbkit_json(tbkit, "book", "probe", book, "--moves", "e4 e5")
         expected = sorted(([m["san"], str(m["games"]), f"{m['win_pct']:.1f}", "-" if m["avg_rating"] is None else str(m["avg_rating"])]
                            for m in cli["moves"]), key=lambda r: -int(r[1]))
-        got = [[r[0], r[1], r[3], r[6]] for r in rows(page, "book-moves")]
+        got = [[r.get("Move"), r.get("Games"), r.get("W%"), r.get("Avg rating", "-")] for r in records(page, "book-moves")]
         check("book moves after 1. e4 e5 (move, games, win%, rating)", got, expected)
         check("learned moves after 1. e4 e5", [r[:2] for r in rows(page, "learned-moves")],
               [[m["san"], str(m["games"])] for m in cli.get("learned", {}).get("moves", [])])
