@@ -128,7 +128,7 @@ TEST_CASE("explore API: bad FENs, moves and queries get a 400 naming the field",
   CHECK(post.status == 405);
 }
 
-TEST_CASE("explore API: only the page's own files are served; traversal and other paths are 404", "[explore]") {
+TEST_CASE("explore API: only the page's own files are served, traversal and other paths are 404", "[explore]") {
   const auto page = get("/");
   CHECK(page.status == 200);
   CHECK(page.content_type == "text/html; charset=utf-8");

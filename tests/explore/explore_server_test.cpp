@@ -134,7 +134,7 @@ TEST_CASE("explore server: 100 concurrent clients all get the right answers", "[
   CHECK(secs < 60.0);
 }
 
-TEST_CASE("tbkit explore: bad paths and a taken port exit 3 naming them; --port 0 prints its URL", "[explore][cli]") {
+TEST_CASE("tbkit explore: bad paths and a taken port exit 3 naming them, --port 0 prints its URL", "[explore][cli]") {
   const auto& f = test::explore_fixture();
   auto r = test::run_tbkit_command("explore --book /nonexistent/book.tbb --port 0");
   CHECK(r.code == 3);
