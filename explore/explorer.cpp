@@ -18,7 +18,6 @@ namespace {
 constexpr std::string_view kJson = "application/json; charset=utf-8";
 constexpr std::size_t kMaxMoves = 1024;  // a line longer than any game worth exploring
 
-using Params = std::map<std::string, std::string>;
 
 HttpResponse json_response(int status, std::string body) { return HttpResponse{status, std::string(kJson), std::move(body)}; }
 
@@ -29,29 +28,25 @@ HttpResponse error_response(int status, std::string_view field, const std::strin
 }
 
 // The parameters of `query`, refusing any not in `allowed`.
-Result<Params> read_params(std::string_view query, std::initializer_list<std::string_view> allowed) {
-  auto params = parse_query(query);
-  if (!params) return params.error();
-  for (const auto& [name, value] : *params) {
+Query read_params(std::string_view query, std::initializer_list<std::string_view> allowed) {
+  Query q = parse_query(query);
+  for (const auto& [name, value] : q.params) {
     bool known = false;
     for (auto a : allowed) known = known || name == a;
-    if (!known) return make_error(ErrorCode::kInvalidArgument, name + ": unknown parameter");
+    if (!known && q.ok()) {
+      q.field = name;
+      q.problem = name + ": unknown parameter";
+    }
   }
-  return params;
+  return q;
 }
 
-// The field a query error names: the messages of parse_query and read_params start with it.
-std::string field_of(const std::string& message) {
-  const auto colon = message.find(':');
-  return colon == std::string::npos ? message : message.substr(0, colon);
-}
-
-HttpResponse bad_params(const Error& e) { return error_response(400, field_of(e.message), e.message); }
+HttpResponse bad_params(const Query& q) { return error_response(400, q.field, q.problem); }
 
 // "startpos" or a FEN. Errors name the field.
-Result<chess::Position> position_param(const Params& params) {
-  const auto it = params.find("fen");
-  if (it == params.end() || it->second.empty()) return make_error(ErrorCode::kInvalidArgument, "missing: give a FEN or 'startpos'");
+Result<chess::Position> position_param(const Query& query) {
+  const auto it = query.params.find("fen");
+  if (it == query.params.end() || it->second.empty()) return make_error(ErrorCode::kInvalidArgument, "missing: give a FEN or 'startpos'");
   if (it->second == "startpos") return chess::Position();
   auto pos = chess::parse_fen(it->second);
   if (!pos) return make_error(pos.error().code, "bad FEN: " + pos.error().message);
@@ -65,12 +60,12 @@ std::string moves_array(const chess::Position& pos, const chess::MoveList& moves
   return out + "]";
 }
 
-HttpResponse position_api(const Params& params) {
-  auto start = position_param(params);
+HttpResponse position_api(const Query& query) {
+  auto start = position_param(query);
   if (!start) return error_response(400, "fen", start.error().message);
   chess::Position pos = *start;
   std::string line = "[";
-  if (const auto it = params.find("moves"); it != params.end()) {
+  if (const auto it = query.params.find("moves"); it != query.params.end()) {
     // Moves in SAN or UCI, separated by commas or spaces.
     std::string text = it->second;
     for (char& c : text)
@@ -131,16 +126,16 @@ HttpResponse Explorer::handle(const HttpRequest& request) const {
 
   if (request.path == "/api/position") {
     auto params = read_params(request.query, {"fen", "moves"});
-    if (!params) return bad_params(params.error());
-    return position_api(*params);
+    if (!params.ok()) return bad_params(params);
+    return position_api(params);
   }
   if (request.path == "/api/book") {
     auto params = read_params(request.query, {"fen", "book"});
-    if (!params) return bad_params(params.error());
-    auto pos = position_param(*params);
+    if (!params.ok()) return bad_params(params);
+    auto pos = position_param(params);
     if (!pos) return error_response(400, "fen", pos.error().message);
     std::size_t index = 0;
-    if (const auto it = params->find("book"); it != params->end()) {
+    if (const auto it = params.params.find("book"); it != params.params.end()) {
       const std::string& s = it->second;
       const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), index);
       if (ec != std::errc() || end != s.data() + s.size() || s.empty())
@@ -154,8 +149,8 @@ HttpResponse Explorer::handle(const HttpRequest& request) const {
   }
   if (request.path == "/api/tables") {
     auto params = read_params(request.query, {"fen"});
-    if (!params) return bad_params(params.error());
-    auto pos = position_param(*params);
+    if (!params.ok()) return bad_params(params);
+    auto pos = position_param(params);
     if (!pos) return error_response(400, "fen", pos.error().message);
     auto report = probe_tables(*tables_, *syzygy_, *pos);
     if (!report) {

@@ -34,8 +34,14 @@ Result<std::string> percent_decode(std::string_view text) {
   return out;
 }
 
-Result<std::map<std::string, std::string>> parse_query(std::string_view query) {
-  std::map<std::string, std::string> out;
+Query parse_query(std::string_view query) {
+  Query out;
+  const auto fail = [&](std::string field, std::string problem) {
+    out.params.clear();
+    out.field = std::move(field);
+    out.problem = std::move(problem);
+    return out;
+  };
   std::size_t start = 0;
   while (start <= query.size()) {
     std::size_t end = query.find('&', start);
@@ -45,12 +51,11 @@ Result<std::map<std::string, std::string>> parse_query(std::string_view query) {
     if (piece.empty()) continue;
     const std::size_t eq = piece.find('=');
     auto name = percent_decode(piece.substr(0, eq));
-    if (!name) return make_error(ErrorCode::kInvalidArgument, "query: a parameter's name has " + name.error().message);
-    if (name->empty()) return make_error(ErrorCode::kInvalidArgument, "query: a parameter without a name");
+    if (!name) return fail("query", "query: a parameter's name has " + name.error().message);
+    if (name->empty()) return fail("query", "query: a parameter without a name");
     auto value = percent_decode(eq == std::string_view::npos ? std::string_view() : piece.substr(eq + 1));
-    if (!value) return make_error(ErrorCode::kInvalidArgument, *name + ": the value has " + value.error().message);
-    if (!out.emplace(*name, std::move(*value)).second)
-      return make_error(ErrorCode::kInvalidArgument, *name + ": given twice");
+    if (!value) return fail(*name, *name + ": the value has " + value.error().message);
+    if (!out.params.emplace(*name, std::move(*value)).second) return fail(*name, *name + ": given twice");
   }
   return out;
 }

@@ -14,8 +14,16 @@ namespace tbkit::explore {
 // or a decoded NUL byte.
 [[nodiscard]] Result<std::string> percent_decode(std::string_view text);
 
-// "fen=...&book=1" -> {fen: ..., book: "1"}; empty pieces are skipped. Errors: kInvalidArgument,
-// naming the parameter, for bad escapes, an empty name or a name given twice.
-[[nodiscard]] Result<std::map<std::string, std::string>> parse_query(std::string_view query);
+// A parsed query string, or what is wrong with it.
+struct Query {
+  std::map<std::string, std::string> params;
+  std::string field;    // the parameter a problem is with ("query" for one without a name)
+  std::string problem;  // empty when the query is fine
+  [[nodiscard]] bool ok() const { return problem.empty(); }
+};
+
+// "fen=...&book=1" -> {fen: ..., book: "1"}; empty pieces are skipped. A bad escape, an empty name
+// or a name given twice is a problem naming the parameter.
+[[nodiscard]] Query parse_query(std::string_view query);
 
 }  // namespace tbkit::explore
