@@ -89,7 +89,7 @@ TEST_CASE("explore server: traversal paths sent raw are 404, the page and API an
   CHECK(status_of(foreign) == 403);
 }
 
-TEST_CASE("explore server: 100 concurrent clients all get the right answers", "[explore][slow]") {
+TEST_CASE("explore server: 100 concurrent clients all get the right answers", "[explore]") {
   RunningServer s;
   struct Ask {
     std::string path, query;
