@@ -44,6 +44,7 @@ int run(int argc, char** argv) {
   add_uci_command(app, exit_code);
   add_play_command(app, exit_code);
   add_match_command(app, exit_code);
+  add_explore_command(app, exit_code);
 
   auto* help = app.add_subcommand("help", "Show help for a command");
   std::vector<std::string> topic;

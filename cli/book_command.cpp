@@ -21,7 +21,7 @@
 #include "cli/book_learn_command.h"
 #include "cli/common.h"
 #include "cli/interrupt.h"
-#include "cli/json.h"
+#include "explore/book_report.h"
 #include "formats/book_file.h"
 #include "formats/experience.h"
 #include "formats/polyglot_book.h"
@@ -223,125 +223,54 @@ Result<chess::Position> probe_position(const ProbeOptions& o) {
   return pos;
 }
 
-struct ProbeRow {
-  std::string san, uci;
-  std::uint64_t games = 0, wins = 0, draws = 0, losses = 0, rated = 0, elo_sum = 0, weight = 0;
-};
-
-int print_rows(const ProbeOptions& o, const chess::Position& pos, const std::string& format, std::vector<ProbeRow>& rows, bool has_stats,
-               const LearnedSection& learned = {}) {
-  std::uint64_t total = 0;
-  for (const auto& r : rows) total += r.weight;
-  std::stable_sort(rows.begin(), rows.end(), [](const ProbeRow& a, const ProbeRow& b) { return a.weight > b.weight; });
+// Prints the book's moves (text, or the JSON object shared with the explorer's /api/book).
+int print_book_moves(const ProbeOptions& o, const explore::BookReport& r) {
   std::ostringstream out;
   if (o.json) {
-    out << "{\"fen\": " << json_string(chess::to_fen(pos)) << ", \"key\": \"" << hex_key(pos.key()) << "\", \"format\": \"" << format << "\", \"moves\": [";
-    for (std::size_t i = 0; i < rows.size(); ++i) {
-      const auto& r = rows[i];
-      out << (i ? ", " : "") << "{\"san\": " << json_string(r.san) << ", \"uci\": \"" << r.uci << "\", \"weight\": " << r.weight
-          << ", \"weight_pct\": " << percent(double(r.weight), double(total));
-      if (has_stats) {
-        out << ", \"games\": " << r.games << ", \"win_pct\": " << percent(double(r.wins), double(r.games)) << ", \"draw_pct\": "
-            << percent(double(r.draws), double(r.games)) << ", \"loss_pct\": " << percent(double(r.losses), double(r.games))
-            << ", \"avg_rating\": " << (r.rated ? std::to_string(r.elo_sum / r.rated) : "null");
-      }
-      out << "}";
-    }
-    out << "]" << learned.json << "}\n";
+    out << explore::book_json(r) << '\n';
   } else {
-    out << "Position: " << chess::to_fen(pos) << "  (key " << hex_key(pos.key()) << ")\n";
-    if (rows.empty()) out << "No book moves.\n";
+    std::uint64_t total = 0;
+    for (const auto& m : r.moves) total += m.weight;
+    out << "Position: " << chess::to_fen(r.position) << "  (key " << hex_key(r.position.key()) << ")\n";
+    if (r.moves.empty()) out << "No book moves.\n";
     char line[160];
-    if (!rows.empty()) {
-      if (has_stats) {
+    if (!r.moves.empty()) {
+      if (r.has_stats) {
         std::snprintf(line, sizeof line, "%-8s %-6s %10s %6s %6s %6s %7s %7s\n", "move", "uci", "games", "win%", "draw%", "loss%", "rating", "weight%");
       } else {
         std::snprintf(line, sizeof line, "%-8s %-6s %7s %7s\n", "move", "uci", "weight", "weight%");
       }
       out << line;
     }
-    for (const auto& r : rows) {
-      if (has_stats) {
-        std::snprintf(line, sizeof line, "%-8s %-6s %10llu %6s %6s %6s %7s %7s\n", r.san.c_str(), r.uci.c_str(), static_cast<unsigned long long>(r.games),
-                      percent(double(r.wins), double(r.games)).c_str(), percent(double(r.draws), double(r.games)).c_str(),
-                      percent(double(r.losses), double(r.games)).c_str(), r.rated ? std::to_string(r.elo_sum / r.rated).c_str() : "-",
-                      percent(double(r.weight), double(total)).c_str());
+    for (const auto& m : r.moves) {
+      if (r.has_stats) {
+        std::snprintf(line, sizeof line, "%-8s %-6s %10llu %6s %6s %6s %7s %7s\n", m.san.c_str(), m.uci.c_str(), static_cast<unsigned long long>(m.games),
+                      percent(double(m.wins), double(m.games)).c_str(), percent(double(m.draws), double(m.games)).c_str(),
+                      percent(double(m.losses), double(m.games)).c_str(), m.rated ? std::to_string(m.elo_sum / m.rated).c_str() : "-",
+                      percent(double(m.weight), double(total)).c_str());
       } else {
-        std::snprintf(line, sizeof line, "%-8s %-6s %7llu %7s\n", r.san.c_str(), r.uci.c_str(), static_cast<unsigned long long>(r.weight),
-                      percent(double(r.weight), double(total)).c_str());
+        std::snprintf(line, sizeof line, "%-8s %-6s %7llu %7s\n", m.san.c_str(), m.uci.c_str(), static_cast<unsigned long long>(m.weight),
+                      percent(double(m.weight), double(total)).c_str());
       }
       out << line;
     }
-    if (has_stats) out << "win/draw/loss are for the side to move; games with unknown results count only in games.\n";
-    out << learned.text;
+    if (r.has_stats) out << "win/draw/loss are for the side to move; games with unknown results count only in games.\n";
+    if (r.learned) out << learned_text(*r.learned);
   }
   std::cout << out.str();
-  return rows.empty() && !learned.any ? kExitUnavailable : kExitOk;
+  const bool learned_any = r.learned && !r.learned->moves.empty();
+  return r.moves.empty() && !learned_any ? kExitUnavailable : kExitOk;
 }
 
 int run_probe(const ProbeOptions& o) {
   auto pos = probe_position(o);
   if (!pos) return report(pos.error());
-  char head[8] = {};
-  {
-    std::error_code ec;
-    // A store learned into a book not built yet: its learned moves alone.
-    if (!std::filesystem::exists(o.book, ec) && (std::filesystem::exists(formats::learned_path(o.book), ec) || std::filesystem::exists(formats::journal_path(o.book), ec))) {
-      auto learned = describe_learned(o.book, *pos);
-      if (!learned) return report(learned.error());
-      std::vector<ProbeRow> none;
-      return print_rows(o, *pos, "tbkit", none, true, *learned);
-    }
-    if (std::filesystem::is_directory(o.book, ec)) return report(make_error(ErrorCode::kIo, o.book + ": is a directory"));
-    std::ifstream in(o.book, std::ios::binary);
-    if (!in) return report(make_error(ErrorCode::kIo, o.book + ": cannot open: " + std::strerror(errno)));
-    in.read(head, sizeof head);
-    if (in.bad()) return report(make_error(ErrorCode::kIo, o.book + ": read failed"));
-  }
-  std::vector<ProbeRow> rows;
-  auto describe = [&](std::uint16_t pmove, ProbeRow& row) -> Status {
-    auto m = formats::from_polyglot_move(*pos, pmove);
-    if (!m) return make_error(ErrorCode::kCorrupt, o.book + ": key " + hex_key(pos->key()) + ": " + m.error().message);
-    row.san = chess::to_san(*pos, *m);
-    row.uci = chess::to_uci(*m);
-    return {};
-  };
-  // A .tbb without its magic is reported as a damaged tbkit book, not read as a Polyglot one.
-  if (formats::has_book_magic(std::as_bytes(std::span<const char>(head, sizeof head))) || std::filesystem::path(o.book).extension() == ".tbb") {
-    auto book = formats::BookFile::open(o.book);
-    if (!book) return report(book.error());
-    for (const auto& r : book->lookup(pos->key())) {
-      ProbeRow row;
-      if (auto s = describe(r.move, row); !s) return report(s.error());
-      row.games = r.games;
-      row.wins = r.mover_wins();
-      row.draws = r.draws;
-      row.losses = r.mover_losses();
-      row.rated = r.rated_games;
-      row.elo_sum = r.elo_sum;
-      row.weight = 2 * std::uint64_t(r.mover_wins()) + r.draws;
-      rows.push_back(row);
-    }
-    auto learned = describe_learned(o.book, *pos);
-    if (!learned) return report(learned.error());
-    return print_rows(o, *pos, "tbkit", rows, true, *learned);
-  }
-  auto book = formats::read_polyglot_book(o.book);
+  auto book = explore::OpenBook::open(o.book);
   if (!book) return report(book.error());
-  // Polyglot files have no header, so any bytes pass for entries; both faults at once mean the file
-  // is something else (a PGN, a damaged .tbb).
-  if (book->partial_entry && book->unsorted)
-    return report(make_error(ErrorCode::kCorrupt, o.book + ": neither a tbkit book (no TBKBOOK header) nor a Polyglot book (not a whole "
-                                                  "number of 16-byte entries, and the keys are out of order)"));
-  for (const auto& w : book->warnings) std::cerr << "tbkit: warning: " << w << '\n';
-  if (book->entries.empty()) std::cerr << "tbkit: warning: " << o.book << ": the book holds no entries\n";
-  for (const auto& e : book->lookup(pos->key())) {
-    ProbeRow row;
-    if (auto s = describe(e.move, row); !s) return report(s.error());
-    row.weight = e.weight;
-    rows.push_back(row);
-  }
-  return print_rows(o, *pos, "polyglot", rows, false);
+  for (const auto& w : book->warnings()) std::cerr << "tbkit: warning: " << w << '\n';
+  auto moves = book->probe(*pos);
+  if (!moves) return report(moves.error());
+  return print_book_moves(o, *moves);
 }
 
 int run_merge(const std::vector<std::string>& inputs, const std::string& output, bool quiet) {

@@ -54,5 +54,6 @@ void add_probe_command(CLI::App& app, int& exit_code);
 void add_uci_command(CLI::App& app, int& exit_code);
 void add_play_command(CLI::App& app, int& exit_code);
 void add_match_command(CLI::App& app, int& exit_code);
+void add_explore_command(CLI::App& app, int& exit_code);
 
 }  // namespace tbkit::cli

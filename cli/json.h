@@ -1,13 +1,10 @@
-// Minimal JSON output helpers for --json modes (no parsing).
+// JSON output helpers for --json modes: the explorer library's, shared with its API.
 #pragma once
 
-#include <string>
-#include <string_view>
+#include "explore/json_text.h"
 
 namespace tbkit::cli {
 
-// A JSON string literal with quotes, escaping control characters, quotes and backslashes; bytes
-// that are not well-formed UTF-8 become U+FFFD, so the output is always valid JSON.
-[[nodiscard]] std::string json_string(std::string_view s);
+using explore::json_string;
 
 }  // namespace tbkit::cli

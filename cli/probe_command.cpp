@@ -14,6 +14,7 @@
 #include "chess/notation.h"
 #include "cli/common.h"
 #include "cli/json.h"
+#include "explore/table_report.h"
 #include "probe/syzygy_tablebase.h"
 #include "probe/tablebase.h"
 
@@ -21,6 +22,8 @@ namespace tbkit::cli {
 namespace {
 
 using formats::DtmValue;
+using explore::dtz_words;
+using explore::verdict_words;
 
 struct ProbeOptions {
   std::vector<std::string> fen;
@@ -31,56 +34,11 @@ struct ProbeOptions {
   std::optional<std::size_t> cache_mib;  // unset: sized from the tables found (TablebaseOptions)
 };
 
-const char* side_name(chess::Color c) { return c == chess::Color::kWhite ? "White" : "Black"; }
-const char* result_word(DtmValue v) { return v.is_win() ? "win" : v.is_loss() ? "loss" : "draw"; }
-
-// "White mates in 33", "Black to move is mated in 12", "Black is checkmated", "Draw".
-std::string verdict(const chess::Position& pos, DtmValue v) {
-  const std::string side = side_name(pos.side_to_move());
-  if (v.is_win()) return side + " mates in " + std::to_string(v.moves());
-  if (v.is_loss() && v.plies() == 0) return side + " is checkmated";
-  if (v.is_loss()) return side + " to move is mated in " + std::to_string(v.moves());
-  return pos.status() == chess::GameStatus::kStalemate ? "Draw (stalemate)" : "Draw";
-}
-
 // A move's value for the side playing it: "mates in 9 (17 plies)", "is mated in 3 (6 plies)", "draw".
 std::string move_words(DtmValue v) {
   if (v.is_win()) return "mates in " + std::to_string(v.moves()) + " (" + std::to_string(v.plies()) + " plies)";
   if (v.is_loss()) return "is mated in " + std::to_string(v.moves()) + " (" + std::to_string(v.plies()) + " plies)";
   return "draw";
-}
-
-// "win, DTZ 7", "cursed win, DTZ 123", "draw".
-std::string dtz_words(probe::Wdl50 w, int dtz) {
-  if (w == probe::Wdl50::kDraw) return "draw";
-  return std::string(probe::to_string(w)) + ", DTZ " + std::to_string(std::abs(dtz));
-}
-
-// The 50-move verdict beside the DTM one: "under the 50-move rule a win too: DTZ 7",
-// "under the 50-move rule a draw: cursed win, DTZ 123".
-std::string fifty_words(const probe::Dtz50& v) {
-  switch (v.wdl) {
-    case probe::Wdl50::kWin: return "a win: DTZ " + std::to_string(v.dtz);
-    case probe::Wdl50::kLoss: return "a loss: DTZ " + std::to_string(v.dtz);
-    case probe::Wdl50::kDraw: return "a draw";
-    default: return "a draw: " + dtz_words(v.wdl, v.dtz);
-  }
-}
-
-struct Fifty {
-  probe::Dtz50 value;
-  std::vector<probe::Dtz50Move> moves;
-};
-
-// The position's WDL50/DTZ50 and its moves' from the Syzygy files; nullopt when none covers it.
-// Errors: a damaged file's, or a missing one a move reaches.
-Result<std::optional<Fifty>> fifty_move_values(const probe::SyzygyTablebase& sz, const chess::Position& pos) {
-  if (sz.max_men() == 0 || !sz.has_dtz(pos)) return std::optional<Fifty>();
-  auto v = sz.probe_dtz(pos);
-  if (!v) return v.error();
-  auto moves = sz.rank_moves(pos);
-  if (!moves) return moves.error();
-  return std::optional<Fifty>(Fifty{*v, std::move(*moves)});
 }
 
 struct LineResult {
@@ -174,63 +132,34 @@ std::string json_error(const std::string& input, const Error& e) {
 int probe_one(const probe::Tablebase& tb, const probe::SyzygyTablebase& sz, const std::string& input, const ProbeOptions& o,
               bool batch) {
   auto pos = position_from_words({input});
-  Result<DtmValue> value = pos ? tb.probe(*pos) : Result<DtmValue>(pos.error());
-  Result<std::vector<probe::RankedMove>> ranked = value ? tb.rank_moves(*pos) : Result<std::vector<probe::RankedMove>>(value.error());
-  if (!ranked) {
-    if (o.json) std::cout << json_error(input, ranked.error()) << '\n';
-    else if (batch) std::cout << input << ": error: " << ranked.error().message << '\n';
-    return report(ranked.error());
+  auto tables = pos ? explore::probe_tables(tb, sz, *pos) : Result<explore::TableReport>(pos.error());
+  if (!tables) {
+    if (o.json) std::cout << json_error(input, tables.error()) << '\n';
+    else if (batch) std::cout << input << ": error: " << tables.error().message << '\n';
+    return report(tables.error());
   }
-  const chess::Position& p = *pos;
-  auto fifty_or = fifty_move_values(sz, p);
-  if (!fifty_or) {
-    if (o.json) std::cout << json_error(input, fifty_or.error()) << '\n';
-    else if (batch) std::cout << input << ": error: " << fifty_or.error().message << '\n';
-    return report(fifty_or.error());
-  }
-  const std::optional<Fifty>& fifty = *fifty_or;
-  // A move's 50-move values, when the Syzygy files cover the position.
-  auto fifty_of = [&](chess::Move m) -> const probe::Dtz50Move* {
-    if (!fifty) return nullptr;
-    for (const auto& f : fifty->moves)
-      if (f.move == m) return &f;
-    return nullptr;
-  };
+  const chess::Position& p = tables->position;
+  const DtmValue value = tables->value;
+  const std::vector<probe::RankedMove>& ranked = tables->moves;
+  const std::optional<explore::FiftyValues>& fifty = tables->fifty;
+  auto fifty_of = [&](chess::Move m) { return tables->fifty_of(m); };
   const bool by_dtz = o.follow == "dtz";
   if (o.line && by_dtz && !fifty)
     return report(make_error(ErrorCode::kUnavailable, "--follow dtz: no Syzygy WDL/DTZ files (MATERIAL.rtbw, .rtbz) for this position"));
   std::optional<LineResult> line;
-  if (o.line && !value->is_draw()) {
+  if (o.line && !value.is_draw()) {
     const bool cursed = fifty && (fifty->value.wdl == probe::Wdl50::kCursedWin ||
                                   fifty->value.wdl == probe::Wdl50::kBlessedLoss);
-    auto l = mating_line(tb, by_dtz ? &sz : nullptr, p, *value, cursed);
+    auto l = mating_line(tb, by_dtz ? &sz : nullptr, p, value, cursed);
     if (!l) return report(l.error());
     line = std::move(*l);
   }
   const std::string fen = chess::to_fen(p);
-  const std::string fifty_text = fifty ? "; under the 50-move rule " + fifty_words(fifty->value) : "";
-  const std::string dtm_plies = value->plies() > 0 ? " (" + std::to_string(value->plies()) + " plies)" : "";
-  const std::string words = verdict(p, *value) + fifty_text;
+  const std::string fifty_text = explore::fifty_suffix(*tables);
+  const std::string dtm_plies = value.plies() > 0 ? " (" + std::to_string(value.plies()) + " plies)" : "";
   if (o.json) {
+    // The object of docs/probe.md, shared with the explorer's /api/tables; --line adds "line".
     std::ostringstream out;
-    out << "{\"fen\": " << json_string(fen) << ", \"side_to_move\": \""
-        << (p.side_to_move() == chess::Color::kWhite ? "white" : "black") << "\", \"result\": \"" << result_word(*value)
-        << "\", \"dtm_plies\": " << value->plies() << ", \"mate_in_moves\": " << value->moves()
-        << ", \"verdict\": " << json_string(words);
-    if (fifty)
-      out << ", \"wdl50\": \"" << probe::to_string(fifty->value.wdl) << "\", \"dtz50\": " << fifty->value.dtz;
-    else
-      out << ", \"wdl50\": null, \"dtz50\": null";
-    out << ", \"moves\": [";
-    for (std::size_t i = 0; i < ranked->size(); ++i) {
-      const auto& r = (*ranked)[i];
-      out << (i ? ", " : "") << "{\"san\": " << json_string(chess::to_san(p, r.move)) << ", \"uci\": \""
-          << chess::to_uci(r.move) << "\", \"result\": \"" << result_word(r.value) << "\", \"dtm_plies\": " << r.value.plies();
-      if (const auto* f = fifty_of(r.move))
-        out << ", \"wdl50\": \"" << probe::to_string(f->wdl) << "\", \"dtz50\": " << f->dtz;
-      out << "}";
-    }
-    out << "]";
     if (o.line) {
       out << ", \"line\": ";
       if (!line) {
@@ -245,20 +174,19 @@ int probe_one(const probe::Tablebase& tb, const probe::SyzygyTablebase& sz, cons
         out << "}";
       }
     }
-    out << "}\n";
-    std::cout << out.str();
+    std::cout << explore::table_json(*tables, out.str()) << '\n';
   } else if (batch) {
-    std::cout << fen << ": " << verdict(p, *value) << dtm_plies << fifty_text;
-    if (!ranked->empty()) std::cout << "; best " << chess::to_san(p, ranked->front().move);
+    std::cout << fen << ": " << verdict_words(p, value) << dtm_plies << fifty_text;
+    if (!ranked.empty()) std::cout << "; best " << chess::to_san(p, ranked.front().move);
     if (line) std::cout << "; line " << (line->ok ? "checked" : "FAILED: " + line->problem);
     std::cout << '\n';
   } else {
     std::ostringstream out;
     out << board_text(p) << '\n';
     out << "FEN:     " << fen << '\n';
-    out << "Verdict: " << verdict(p, *value) << dtm_plies << fifty_text << '\n';
-    out << "Moves:   " << ranked->size() << ", best first\n";
-    for (const auto& r : *ranked) {
+    out << "Verdict: " << verdict_words(p, value) << dtm_plies << fifty_text << '\n';
+    out << "Moves:   " << ranked.size() << ", best first\n";
+    for (const auto& r : ranked) {
       const std::string san = chess::to_san(p, r.move);
       out << "  " << san << std::string(san.size() < 8 ? 8 - san.size() : 1, ' ') << chess::to_uci(r.move)
           << std::string(7 - std::min<std::size_t>(chess::to_uci(r.move).size(), 6), ' ') << move_words(r.value);

@@ -19,7 +19,7 @@ TEST_CASE("version and help flags", "[cli]") {
 
 TEST_CASE("every command has help with examples, also through 'help', subcommands' subcommands too", "[cli]") {
   for (const char* cmd : {"position", "perft", "bench", "gen", "verify", "stats", "pgn scan", "book build", "book probe", "book merge", "book learn",
-                          "probe", "uci", "play", "match"}) {
+                          "probe", "uci", "play", "match", "explore"}) {
     INFO(cmd);
     auto via_help = run_tbkit(std::string("help ") + cmd);
     auto via_flag = run_tbkit(std::string(cmd) + " --help");

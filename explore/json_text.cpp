@@ -1,10 +1,10 @@
-#include "cli/json.h"
+#include "explore/json_text.h"
 
 #include <cstdio>
 
 #include "chess/utf8.h"
 
-namespace tbkit::cli {
+namespace tbkit::explore {
 
 std::string json_string(std::string_view s) {
   std::string out = "\"";
@@ -42,4 +42,16 @@ std::string json_string(std::string_view s) {
   return out + "\"";
 }
 
-}  // namespace tbkit::cli
+std::string percent_text(double part, double whole) {
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "%.1f", whole > 0 ? 100.0 * part / whole : 0.0);
+  return buf;
+}
+
+std::string key_text(std::uint64_t key) {
+  char buf[20];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(key));
+  return buf;
+}
+
+}  // namespace tbkit::explore
