@@ -74,4 +74,8 @@ Result<chess::Position> position_from_words(const std::vector<std::string>& word
   return pos;
 }
 
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
 }  // namespace tbkit::cli

@@ -1,6 +1,7 @@
 // Shared pieces of the command line: exit codes, error printing, position arguments.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -33,6 +34,9 @@ int report(const Error& e);
 
 // A 64-bit key as 16 lowercase hex digits (Polyglot keys).
 [[nodiscard]] std::string hex_key(std::uint64_t k);
+
+// Wall seconds since t0.
+[[nodiscard]] double seconds_since(std::chrono::steady_clock::time_point t0);
 
 // A CLI11 check for a whole-number option of at least `min`: "--movetime: must be a whole number,
 // 1 or more, got '0'" (CLI11's own positive/non-negative checks print their range as doubles).

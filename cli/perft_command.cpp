@@ -24,10 +24,6 @@ struct PerftOptions {
   int limit = 0;
 };
 
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-
 int run_suite(const PerftOptions& o) {
   std::ifstream in(o.suite);
   if (!in) return report(make_error(ErrorCode::kIo, o.suite + ": cannot open: " + std::strerror(errno)));

@@ -43,10 +43,6 @@ class CountingVisitor final : public pgn::Visitor {
   bool tokens_only_;
 };
 
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-
 // User + system CPU seconds of the process so far (all threads): on a busy machine the wall clock
 // also counts time spent waiting for a core.
 double cpu_seconds() {
