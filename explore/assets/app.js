@@ -66,11 +66,19 @@ function drawBoard() {
       board.appendChild(rect);
       const p = pieces[sq];
       if (p) {
-        const t = document.createElementNS(SVG, 'text');
-        t.setAttribute('x', x + 0.5); t.setAttribute('y', y + 0.55);
-        t.setAttribute('class', 'piece ' + (p === p.toUpperCase() ? 'white' : 'black'));
-        t.textContent = GLYPH[p.toLowerCase()];
-        board.appendChild(t);
+        // A black piece is the solid glyph; a white one the solid glyph in white under the
+        // outline glyph (U+2654.., six code points below) in black.
+        const white = p === p.toUpperCase();
+        const layers = white ? [['piece white', GLYPH[p.toLowerCase()]],
+                                ['piece black', String.fromCharCode(GLYPH[p.toLowerCase()].charCodeAt(0) - 6)]]
+                             : [['piece black', GLYPH[p]]];
+        for (const [cls, glyph] of layers) {
+          const t = document.createElementNS(SVG, 'text');
+          t.setAttribute('x', x + 0.5); t.setAttribute('y', y + 0.55);
+          t.setAttribute('class', cls);
+          t.textContent = glyph;
+          board.appendChild(t);
+        }
       }
       if (targets.includes(sq)) {
         const c = document.createElementNS(SVG, 'circle');
