@@ -301,6 +301,26 @@ Result<CompressedSubtable> compress_dtz_subtable(std::uint64_t size, int side, i
   return compress_dtz_with_stats(size, side, file, fill, *st, win_plies, loss_plies, options);
 }
 
+// ---- Estimates -------------------------------------------------------------------------------------
+
+Result<std::uint64_t> estimate_wdl_bytes(std::span<const std::uint8_t> codes, const EncodeOptions& options) {
+  const WdlFill fill = [&codes](int, int, std::uint64_t begin, std::span<std::uint8_t> out) {
+    std::copy_n(codes.begin() + std::ptrdiff_t(begin), out.size(), out.begin());
+  };
+  auto c = compress_wdl_subtable(codes.size(), 0, 0, fill, 0, options);
+  if (!c) return c.error();
+  return pairs::stored_bytes(*c);
+}
+
+Result<std::uint64_t> estimate_dtz_bytes(std::span<const DtzSlot> slots, const EncodeOptions& options) {
+  const DtzFill fill = [&slots](int, int, std::uint64_t begin, std::span<DtzSlot> out) {
+    std::copy_n(slots.begin() + std::ptrdiff_t(begin), out.size(), out.begin());
+  };
+  auto c = compress_dtz_subtable(slots.size(), 0, 0, fill, false, false, options);
+  if (!c) return c.error();
+  return pairs::stored_bytes(*c);
+}
+
 // ---- Files -----------------------------------------------------------------------------------------
 
 namespace {
@@ -366,7 +386,8 @@ Result<std::vector<std::byte>> encode_wdl_file(const TableIndex& index, const Wd
 
 Result<std::vector<std::byte>> encode_dtz_file(const TableIndex& index, const DtzFill& fill,
                                                const EncodeOptions& options) {
-  if (auto st = check_index(index, 1); !st) return st.error();
+  const int given_sides = index.sides;
+  if (auto st = check_index(index, given_sides == 2 ? 2 : 1); !st) return st.error();
   const bool symmetric = index.material.is_symmetric();
   // Statistics of both sides everywhere: they decide the ply accuracy of the whole table (a win or
   // loss of exactly 100 plies on either side, as Syzygy decides it) and the maps.
@@ -376,7 +397,7 @@ Result<std::vector<std::byte>> encode_dtz_file(const TableIndex& index, const Dt
   bool white_plies = false, black_plies = false;
   for (int f = 0; f < index.files; ++f)
     for (int side = 0; side < (symmetric ? 1 : 2); ++side) {
-      auto st = gather_dtz_stats(index.at(0, f).size(), side, f, fill);
+      auto st = gather_dtz_stats(index.at(side, f).size(), side, f, fill);
       if (!st) return st.error();
       const bool win100 = st->plies[0][100] > 0, loss100 = st->plies[1][100] > 0;
       if (symmetric) {
@@ -388,25 +409,33 @@ Result<std::vector<std::byte>> encode_dtz_file(const TableIndex& index, const Dt
       stats[std::size_t(f)][std::size_t(side)] = std::move(*st);
     }
   std::vector<CompressedSubtable> subtables;
+  std::vector<PieceList> kept_orders;
+  std::vector<std::array<int, 2>> kept_nibbles;
   for (int f = 0; f < index.files; ++f) {
     std::optional<CompressedSubtable> best;
+    int best_side = 0;
     for (int side = 0; side < (symmetric ? 1 : 2); ++side) {
       const int wanted = options.dtz_sides[std::size_t(f)];
       if (wanted >= 0 && !symmetric && side != wanted) continue;
       // The side to move's wins are its own colour's; its losses the other colour's wins.
       const bool w = options.force_win_plies || (side == 0 ? white_plies : black_plies);
       const bool l = options.force_loss_plies || (side == 0 ? black_plies : white_plies);
-      auto c = compress_dtz_with_stats(index.at(0, f).size(), side, f, fill, stats[std::size_t(f)][std::size_t(side)],
-                                       w, l, options);
+      auto c = compress_dtz_with_stats(index.at(side, f).size(), side, f, fill,
+                                       stats[std::size_t(f)][std::size_t(side)], w, l, options);
       if (!c) return c.error();
-      auto total = [](const CompressedSubtable& s) {
-        return s.record.size() + s.value_map.size() + s.sparse_index.size() + s.block_lengths.size() + s.data.size();
-      };
-      if (!best || total(*c) < total(*best)) best = std::move(*c);
+      if (!best || pairs::stored_bytes(*c) < pairs::stored_bytes(*best)) best = std::move(*c), best_side = side;
     }
     subtables.push_back(std::move(*best));
+    const SubtableIndex& kept = index.at(best_side, f);
+    PieceList order{};
+    std::copy(kept.pieces().begin(), kept.pieces().end(), order.begin());
+    kept_orders.push_back(order);
+    kept_nibbles.push_back({kept.order0(), kept.order1()});
   }
-  return assemble_file(index, TableKind::kDtz, subtables);
+  if (given_sides == 1) return assemble_file(index, TableKind::kDtz, subtables);
+  auto stored = make_table_index(index.material, 1, kept_orders, kept_nibbles);
+  if (!stored) return stored.error();
+  return assemble_file(*stored, TableKind::kDtz, subtables);
 }
 
 Status write_wdl_file(const std::filesystem::path& path, const TableIndex& index, const WdlFill& fill,

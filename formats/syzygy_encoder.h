@@ -107,6 +107,15 @@ struct CompressedSubtable {
                                                                const DtzFill& fill, bool win_plies,
                                                                bool loss_plies, const EncodeOptions& options);
 
+// The bytes `codes` (WDL slot codes) or `slots` (DTZ slots, stored as a side to move with wins and
+// losses in moves) would take compressed as one subtable: record, value map, indexes and data. For
+// judging piece orders on a sample of a subtable. Errors as compress_wdl_subtable /
+// compress_dtz_subtable (kInvalidArgument for an empty span).
+[[nodiscard]] Result<std::uint64_t> estimate_wdl_bytes(std::span<const std::uint8_t> codes,
+                                                       const EncodeOptions& options = {});
+[[nodiscard]] Result<std::uint64_t> estimate_dtz_bytes(std::span<const DtzSlot> slots,
+                                                       const EncodeOptions& options = {});
+
 // A whole .rtbw file for a table index (index.sides must be 2 for unsymmetric material, 1 for
 // symmetric; the piece orders of index.subtables are written to the header and define the indices
 // fill is asked for), checksum included. Errors: kInvalidArgument for an inconsistent index or bad
@@ -114,9 +123,11 @@ struct CompressedSubtable {
 [[nodiscard]] Result<std::vector<std::byte>> encode_wdl_file(const TableIndex& index, const WdlFill& fill,
                                                              const EncodeOptions& options = {});
 
-// A whole .rtbz file (index.sides must be 1): one side to move stored per lead file (see
-// EncodeOptions::dtz_sides). fill is asked for the side(s) it needs. Errors as compress_dtz_subtable,
-// and kInvalidArgument for an inconsistent index.
+// A whole .rtbz file: one side to move stored per lead file (see EncodeOptions::dtz_sides). With
+// index.sides 1 both sides are compressed in the one order of each lead file; with index.sides 2 (an
+// order per side, unsymmetric material) side s in index.at(s, file)'s order, and the header gets the
+// order of the side stored. fill is asked for the side(s) it needs, in those orders. Errors as
+// compress_dtz_subtable, and kInvalidArgument for an inconsistent index.
 [[nodiscard]] Result<std::vector<std::byte>> encode_dtz_file(const TableIndex& index, const DtzFill& fill,
                                                              const EncodeOptions& options = {});
 

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <limits>
 #include <string>
 
 namespace tbkit::formats::syzygy {
@@ -121,9 +122,18 @@ std::uint64_t rank_combination(const int* c, int k) {
 void unrank_combination(std::uint64_t n, int k, int universe, int* c) {
   int top = universe;
   for (int i = k - 1; i >= 0; --i) {
-    // The largest v < top with C(v, i + 1) <= n.
-    int v = top - 1;
-    while (v > i && tables().binomial[i + 1][v] > n) --v;
+    // The largest v < top with C(v, i + 1) <= n (C(v, 1) = v; C(v, i + 1) ascends with v >= i).
+    int v;
+    if (i == 0) {
+      v = int(n);
+    } else {
+      int lo = i, hi = top - 1;
+      while (lo < hi) {
+        const int mid = (lo + hi + 1) / 2;
+        if (tables().binomial[i + 1][mid] <= n) lo = mid; else hi = mid - 1;
+      }
+      v = lo;
+    }
     c[i] = v;
     n -= tables().binomial[i + 1][v];
     top = v;
@@ -365,6 +375,7 @@ Result<SubtableIndex> SubtableIndex::create(const TableMaterial& m, std::span<co
   for (int k = 0; k < groups; ++k) {
     const int g = slot_group[std::size_t(k)];
     s.group_factor_[std::size_t(g)] = factor;
+    s.slot_group_[std::size_t(k)] = std::int8_t(g);
     factor *= std::uint64_t(values[std::size_t(g)]);
   }
   s.size_ = factor;
@@ -476,15 +487,19 @@ std::optional<SquareList> SubtableIndex::decode(std::uint64_t index) const {
   const bool both_pawns = pawns && material_.other_pawn_count() > 0;
   const int lead_len = group_len_[0];
   std::array<std::uint64_t, kMaxPieces + 1> digit{};
-  {
-    // Digits in significance order: the factors ascend with the slot.
-    std::array<int, kMaxPieces + 1> by_factor{};
-    for (int g = 0; g < groups_; ++g) by_factor[std::size_t(g)] = g;
-    sort_small(by_factor.data(), by_factor.data() + groups_,
-              [&](int a, int b) { return group_factor_[std::size_t(a)] > group_factor_[std::size_t(b)]; });
+  // Digits from the most significant slot down (32-bit divisions where the size allows: faster).
+  if (size_ <= std::numeric_limits<std::uint32_t>::max()) {
+    std::uint32_t rest = std::uint32_t(index);
+    for (int k = groups_ - 1; k >= 0; --k) {
+      const int g = slot_group_[std::size_t(k)];
+      const std::uint32_t f = std::uint32_t(group_factor_[std::size_t(g)]);
+      digit[std::size_t(g)] = rest / f;
+      rest %= f;
+    }
+  } else {
     std::uint64_t rest = index;
-    for (int k = 0; k < groups_; ++k) {
-      const int g = by_factor[std::size_t(k)];
+    for (int k = groups_ - 1; k >= 0; --k) {
+      const int g = slot_group_[std::size_t(k)];
       digit[std::size_t(g)] = rest / group_factor_[std::size_t(g)];
       rest %= group_factor_[std::size_t(g)];
     }

@@ -150,6 +150,7 @@ class SubtableIndex {
   PieceList pieces_{};
   std::array<int, kMaxPieces + 1> group_len_{};
   std::array<std::uint64_t, kMaxPieces + 1> group_factor_{};
+  std::array<std::int8_t, kMaxPieces + 1> slot_group_{};  // group of each slot, least significant first
   std::uint64_t size_ = 0;
   int count_ = 0;
   int groups_ = 0;

@@ -1,12 +1,15 @@
 #include "gen/syzygy_output.h"
 
 #include <algorithm>
+#include <array>
+#include <limits>
 #include <chrono>
 #include <optional>
 #include <vector>
 
 #include "formats/syzygy_encoder.h"
 #include "formats/syzygy_file.h"
+#include "formats/syzygy_order_search.h"
 #include "gen/one_ply50.h"
 #include "gen/parallel.h"
 #include "gen/stats.h"
@@ -129,6 +132,18 @@ class SubtableCache {
     return e.codes;
   }
 
+  [[nodiscard]] bool contains(int side, int file, std::uint64_t size) const {
+    const int key = file * 2 + side;
+    return std::any_of(entries_.begin(), entries_.end(),
+                       [&](const Entry& e) { return e.key == key && e.codes.size() == size; });
+  }
+
+  // Frees a subtable's codes.
+  void release(int side, int file) {
+    const int key = file * 2 + side;
+    std::erase_if(entries_, [&](const Entry& e) { return e.key == key; });
+  }
+
  private:
   struct Entry {
     int key = -1;
@@ -137,6 +152,94 @@ class SubtableCache {
   bool keep_all_;
   std::vector<Entry> entries_;
 };
+
+// Indices of a subtable in one piece order -> indices of the same side and lead file in the order
+// the codes are computed in: decode, put the squares in the other order, encode (both apply the
+// same board symmetries, under which values do not change).
+class OrderMap {
+ public:
+  OrderMap(const sz::SubtableIndex& from, const sz::SubtableIndex& to) : from_(from), to_(to) {
+    std::array<bool, sz::kMaxPieces> used{};
+    for (int k = 0; k < to.piece_count(); ++k)
+      for (int j = 0; j < from.piece_count(); ++j)
+        if (!used[std::size_t(j)] && from.piece(j) == to.piece(k)) {
+          used[std::size_t(j)] = true;
+          source_[std::size_t(k)] = j;
+          break;
+        }
+    identity_ = from.order0() == to.order0() && from.order1() == to.order1();
+    for (int k = 0; k < to.piece_count(); ++k) identity_ = identity_ && from.piece(k) == to.piece(k);
+  }
+  [[nodiscard]] bool identity() const { return identity_; }
+  // nullopt for an index whose placement the target cannot encode (no legal position).
+  [[nodiscard]] std::optional<std::uint64_t> operator()(std::uint64_t i) const {
+    const auto squares = from_.decode(i);
+    if (!squares) return std::nullopt;
+    sz::SquareList ordered{};
+    for (int k = 0; k < to_.piece_count(); ++k)
+      ordered[std::size_t(k)] = (*squares)[std::size_t(source_[std::size_t(k)])];
+    return to_.encode(std::span(ordered).first(std::size_t(to_.piece_count())));
+  }
+
+ private:
+  const sz::SubtableIndex& from_;
+  const sz::SubtableIndex& to_;
+  std::array<int, sz::kMaxPieces> source_{};
+  bool identity_ = false;
+};
+
+// out[k] = the code of index begin + k of `sub`, read from `codes` (those of `computed`).
+template <class Code>
+void copy_mapped(const OrderMap& map, std::span<const Code> codes, std::uint64_t begin, std::span<Code> out,
+                 Code dont_care) {
+  if (map.identity()) {
+    std::copy_n(codes.begin() + std::ptrdiff_t(begin), out.size(), out.begin());
+    return;
+  }
+  for (std::size_t k = 0; k < out.size(); ++k) {
+    const auto j = map(begin + k);
+    out[k] = j ? codes[*j] : dont_care;
+  }
+}
+
+// The piece order of one subtable (side, lead file of `computed`) whose sample compresses smallest,
+// `estimate` giving a sample's bytes. Candidates are judged in parallel, each on its own sample, so
+// the choice does not depend on the thread count.
+template <class Code, class Estimate>
+Result<sz::SubtableIndex> choose_order(const sz::SubtableIndex& computed, std::span<const Code> codes, Code dont_care,
+                                       const SyzygyWriteOptions& options, tbb::task_arena& arena,
+                                       const Estimate& estimate) {
+  const sz::OrderCosts costs = [&](std::span<const sz::SubtableIndex> candidates) {
+    std::vector<std::uint64_t> out(candidates.size());
+    parallel_each(arena, candidates.size(), [&](std::uint64_t c) {
+      const sz::SubtableIndex& sub = candidates[c];
+      const OrderMap map(sub, computed);
+      std::vector<Code> sample;
+      for (const auto& [first, last] : sz::sample_ranges(sub.size(), options.sample_fraction_log2,
+                                                         options.sample_min, options.sample_segments)) {
+        const std::size_t at = sample.size();
+        sample.resize(at + std::size_t(last - first));
+        copy_mapped<Code>(map, codes, first, std::span<Code>(sample).subspan(at), dont_care);
+      }
+      const Result<std::uint64_t> bytes = estimate(std::span<const Code>(sample));
+      out[c] = bytes ? *bytes : std::numeric_limits<std::uint64_t>::max();
+    });
+    return out;
+  };
+  return sz::search_piece_order(computed.material(), computed.file(), costs);
+}
+
+// A table index of `chosen` orders ([file * sides + side]).
+Result<sz::TableIndex> table_index_of(const sz::TableMaterial& m, int sides,
+                                      const std::vector<sz::SubtableIndex>& chosen) {
+  std::vector<sz::PieceList> orders;
+  std::vector<std::array<int, 2>> nibbles;
+  for (const sz::SubtableIndex& sub : chosen) {
+    orders.push_back(sz::order_of(sub).pieces);
+    nibbles.push_back({sub.order0(), sub.order1()});
+  }
+  return sz::make_table_index(m, sides, orders, nibbles);
+}
 
 std::uint64_t bytes_of(const std::filesystem::path& p) {
   std::error_code ec;
@@ -147,7 +250,7 @@ std::uint64_t bytes_of(const std::filesystem::path& p) {
 }  // namespace
 
 Result<SyzygyFiles> write_syzygy_files(const std::filesystem::path& dir, const DtzTable& table, const DtzSet& subtables,
-                                       tbb::task_arena& arena) {
+                                       tbb::task_arena& arena, const SyzygyWriteOptions& options) {
   const Material& m = table.material();
   auto tm = sz::TableMaterial::from_name(m.name());
   if (!tm) return tm.error();
@@ -157,35 +260,98 @@ Result<SyzygyFiles> write_syzygy_files(const std::filesystem::path& dir, const D
     if (tm->count(Color::kWhite, PieceType(t)) != m.count(Color::kWhite, PieceType(t))) flip = true;
   const SlotCoder coder(table, subtables, flip);
 
-  auto wdl_index = sz::default_table_index(*tm, sz::TableKind::kWdl);
-  if (!wdl_index) return wdl_index.error();
-  SubtableCache<std::uint8_t> wdl_cache(false);
-  const sz::WdlFill wdl_fill = [&](int side, int file, std::uint64_t begin, std::span<std::uint8_t> out) {
-    const sz::SubtableIndex& sub = wdl_index->at(side, file);
-    const auto codes = wdl_cache.get(side, file, sub.size(), arena, [&](std::uint64_t i) {
+  // Codes are computed once per subtable in the default order (`computed`) and kept while the file
+  // is written: the order choice and the encoder read them through an OrderMap.
+  auto wdl_computed = sz::default_table_index(*tm, sz::TableKind::kWdl);
+  if (!wdl_computed) return wdl_computed.error();
+  SubtableCache<std::uint8_t> wdl_cache(true);
+  const auto wdl_codes = [&](int side, int file) {
+    const sz::SubtableIndex& sub = wdl_computed->at(side, file);
+    return wdl_cache.get(side, file, sub.size(), arena, [&](std::uint64_t i) {
       const auto b = coder.board_at(sub, side, i);
       return b ? coder.wdl_code(*b) : sz::kWdlDontCare;
     });
-    std::copy_n(codes.begin() + std::ptrdiff_t(begin), out.size(), out.begin());
+  };
+  sz::TableIndex wdl_index = *wdl_computed;
+  if (options.choose_orders) {
+    std::vector<sz::SubtableIndex> chosen;
+    for (int f = 0; f < wdl_computed->files; ++f)
+      for (int side = 0; side < wdl_computed->sides; ++side) {
+        auto sub = choose_order<std::uint8_t>(wdl_computed->at(side, f), wdl_codes(side, f), sz::kWdlDontCare,
+                                              options, arena, [](std::span<const std::uint8_t> sample) {
+                                                return sz::estimate_wdl_bytes(sample);
+                                              });
+        if (!sub) return sub.error();
+        chosen.push_back(std::move(*sub));
+      }
+    auto index = table_index_of(*tm, wdl_computed->sides, chosen);
+    if (!index) return index.error();
+    wdl_index = std::move(*index);
+  }
+  const sz::WdlFill wdl_fill = [&](int side, int file, std::uint64_t begin, std::span<std::uint8_t> out) {
+    const OrderMap map(wdl_index.at(side, file), wdl_computed->at(side, file));
+    const auto codes = wdl_codes(side, file);
+    parallel_ranges(arena, out.size(), kChunk, [&](std::uint64_t first, std::uint64_t last) {
+      copy_mapped<std::uint8_t>(map, codes, begin + first, out.subspan(first, last - first), sz::kWdlDontCare);
+    });
   };
   SyzygyFiles out;
   const auto wdl_path = syzygy_path(dir, m, kWdlExtension);
-  if (auto st = sz::write_wdl_file(wdl_path, *wdl_index, wdl_fill); !st) return st.error();
+  if (auto st = sz::write_wdl_file(wdl_path, wdl_index, wdl_fill); !st) return st.error();
   out.wdl_bytes = bytes_of(wdl_path);
 
-  auto dtz_index = sz::default_table_index(*tm, sz::TableKind::kDtz);
-  if (!dtz_index) return dtz_index.error();
+  auto dtz_computed = sz::default_table_index(*tm, sz::TableKind::kDtz);
+  if (!dtz_computed) return dtz_computed.error();
   SubtableCache<sz::DtzSlot> dtz_cache(true);
-  const sz::DtzFill dtz_fill = [&](int side, int file, std::uint64_t begin, std::span<sz::DtzSlot> slots) {
-    const sz::SubtableIndex& sub = dtz_index->at(side, file);
-    const auto codes = dtz_cache.get(side, file, sub.size(), arena, [&](std::uint64_t i) {
+  const auto dtz_codes = [&](int side, int file) {
+    const sz::SubtableIndex& sub = dtz_computed->at(side, file);
+    return dtz_cache.get(side, file, sub.size(), arena, [&](std::uint64_t i) {
       const auto b = coder.board_at(sub, side, i);
       return b ? coder.dtz_slot(*b) : sz::DtzSlot{};
     });
+  };
+  // An order per side to move (the encoder keeps the smaller side per lead file, with its order);
+  // symmetric materials store white only.
+  sz::TableIndex dtz_index = *dtz_computed;
+  if (options.choose_orders) {
+    const int sides = tm->is_symmetric() ? 1 : 2;
+    std::vector<sz::SubtableIndex> chosen;
+    for (int f = 0; f < dtz_computed->files; ++f)
+      for (int side = 0; side < sides; ++side) {
+        auto sub = choose_order<sz::DtzSlot>(dtz_computed->at(side, f), dtz_codes(side, f), sz::DtzSlot{}, options,
+                                             arena, [](std::span<const sz::DtzSlot> sample) {
+                                               return sz::estimate_dtz_bytes(sample);
+                                             });
+        if (!sub) return sub.error();
+        chosen.push_back(std::move(*sub));
+      }
+    auto index = table_index_of(*tm, sides, chosen);
+    if (!index) return index.error();
+    dtz_index = std::move(*index);
+  }
+  // The encoder reads each DTZ subtable twice (statistics, values): it is mapped into its order once,
+  // and the default-order codes are then freed.
+  SubtableCache<sz::DtzSlot> dtz_ordered(true);
+  const sz::DtzFill dtz_fill = [&](int side, int file, std::uint64_t begin, std::span<sz::DtzSlot> slots) {
+    const sz::SubtableIndex& sub = dtz_index.at(side, file);
+    const OrderMap map(sub, dtz_computed->at(side, file));
+    std::span<const sz::DtzSlot> codes;
+    if (map.identity()) {
+      codes = dtz_codes(side, file);
+    } else if (dtz_ordered.contains(side, file, sub.size())) {
+      codes = dtz_ordered.get(side, file, sub.size(), arena, [](std::uint64_t) { return sz::DtzSlot{}; });
+    } else {
+      const auto computed_codes = dtz_codes(side, file);
+      codes = dtz_ordered.get(side, file, sub.size(), arena, [&](std::uint64_t i) {
+        const auto j = map(i);
+        return j ? computed_codes[*j] : sz::DtzSlot{};
+      });
+      dtz_cache.release(side, file);
+    }
     std::copy_n(codes.begin() + std::ptrdiff_t(begin), slots.size(), slots.begin());
   };
   const auto dtz_path = syzygy_path(dir, m, kDtzExtension);
-  if (auto st = sz::write_dtz_file(dtz_path, *dtz_index, dtz_fill); !st) return st.error();
+  if (auto st = sz::write_dtz_file(dtz_path, dtz_index, dtz_fill); !st) return st.error();
   out.dtz_bytes = bytes_of(dtz_path);
   return out;
 }
@@ -282,7 +448,8 @@ Status visit_dtz_tables(const std::filesystem::path& dir, const std::vector<Mate
 }
 
 Status generate_syzygy_tables(const std::vector<Material>& wanted, const GenOptions& opts, tbb::task_arena& arena,
-                              const std::function<void(const SyzygySummary&)>& summary) {
+                              const std::function<void(const SyzygySummary&)>& summary,
+                              const SyzygyWriteOptions& options) {
   const std::vector<Material> plan = dependency_closure(wanted);
   std::vector<bool> missing(plan.size());
   std::error_code ec;
@@ -305,7 +472,7 @@ Status generate_syzygy_tables(const std::vector<Material>& wanted, const GenOpti
         SyzygySummary s;
         s.material = plan[k];
         s.solve_seconds = seconds;
-        auto files = write_syzygy_files(opts.dir, *table, subtables, arena);
+        auto files = write_syzygy_files(opts.dir, *table, subtables, arena, options);
         if (!files) return files.error();
         s.wdl_bytes = files->wdl_bytes;
         s.dtz_bytes = files->dtz_bytes;

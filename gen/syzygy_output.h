@@ -30,12 +30,26 @@ struct SyzygyFiles {
   std::uint64_t dtz_bytes = 0;
 };
 
+// How the Syzygy writer picks each subtable's piece order (docs/formats/syzygy.md, "Writing").
+struct SyzygyWriteOptions {
+  // Per subtable (WDL: each side and lead file; DTZ: each side to move it may store, per lead file),
+  // the piece order whose sample compresses smallest; false: the default order everywhere.
+  bool choose_orders = true;
+  // The sample a candidate order is judged on: 1 / 2^sample_fraction_log2 of the subtable, at least
+  // sample_min values (the whole subtable when smaller), in sample_segments evenly spread ranges.
+  int sample_fraction_log2 = 5;
+  std::uint64_t sample_min = std::uint64_t{1} << 15;
+  int sample_segments = 64;
+};
+
 // Writes dir/M.rtbw and dir/M.rtbz of `table` (each tmp + rename). `subtables` must hold every
 // table `table` converts into (their WDL50 decides which slots are don't-cares). The slots' codes
-// are computed in parallel in `arena`; the files are the same for any arena size. Errors: kIo
-// naming the file; kInvalidArgument from the encoder (a bug: values it cannot store).
+// are computed in parallel in `arena`, once per subtable in the default piece order; other orders
+// read them through an index map. The files are the same for any arena size. Errors: kIo naming
+// the file; kInvalidArgument from the encoder (a bug: values it cannot store).
 [[nodiscard]] Result<SyzygyFiles> write_syzygy_files(const std::filesystem::path& dir, const DtzTable& table,
-                                                     const DtzSet& subtables, tbb::task_arena& arena);
+                                                     const DtzSet& subtables, tbb::task_arena& arena,
+                                                     const SyzygyWriteOptions& options = {});
 
 // True when dir/M.rtbw and dir/M.rtbz both open as tables of `m` and their embedded checksums match.
 [[nodiscard]] bool has_valid_syzygy_files(const std::filesystem::path& dir, const Material& m);
@@ -73,6 +87,7 @@ using DtzVisit = std::function<Status(const DtzTable& table, const SolvedTable& 
 // naming a file that cannot be written.
 [[nodiscard]] Status generate_syzygy_tables(const std::vector<Material>& wanted, const GenOptions& opts,
                                             tbb::task_arena& arena,
-                                            const std::function<void(const SyzygySummary&)>& summary);
+                                            const std::function<void(const SyzygySummary&)>& summary,
+                                            const SyzygyWriteOptions& options = {});
 
 }  // namespace tbkit::gen

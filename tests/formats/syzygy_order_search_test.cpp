@@ -1,0 +1,136 @@
+// Piece-order candidates of the Syzygy writer: every candidate is a valid index scheme, the search
+// returns the cheapest, and the sample ranges cover what they promise.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "formats/syzygy_index.h"
+#include "formats/syzygy_order_search.h"
+
+namespace {
+
+namespace sz = tbkit::formats::syzygy;
+
+sz::TableMaterial order_material(const std::string& name) {
+  auto m = sz::TableMaterial::from_name(name);
+  REQUIRE(m.ok());
+  return *m;
+}
+
+// Every valid candidate order of a material with at most four kinds.
+std::vector<sz::PieceOrder> all_candidates(const sz::TableMaterial& m, int kinds) {
+  std::vector<int> digits(static_cast<std::size_t>(kinds));
+  std::iota(digits.begin(), digits.end(), 0);
+  std::vector<sz::PieceOrder> out;
+  do {
+    if (auto o = sz::order_of_digits(m, digits)) out.push_back(*o);
+  } while (std::next_permutation(digits.begin(), digits.end()));
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("Syzygy order candidates are valid schemes and include Syzygy's own", "[syzygy][order]") {
+  struct Case {
+    const char* name;
+    int kinds;
+    std::size_t count;
+  };
+  for (const Case& c : {Case{"KQvKR", 4, 24}, Case{"KBBvK", 3, 4}, Case{"KPvKP", 4, 24}, Case{"KRPvK", 4, 24}}) {
+    INFO(c.name);
+    const sz::TableMaterial m = order_material(c.name);
+    const auto candidates = all_candidates(m, c.kinds);
+    CHECK(candidates.size() == c.count);
+    for (const sz::PieceOrder& o : candidates)
+      for (int file = 0; file < (m.has_pawns() ? 4 : 1); ++file) {
+        auto sub = sz::SubtableIndex::create(m, std::span(o.pieces).first(std::size_t(m.piece_count())), o.order0,
+                                             o.order1, file);
+        CHECK(sub.ok());
+      }
+  }
+  // KQvKR.rtbw's side 0 order: white K, black R, white Q, black K, leading group second.
+  const sz::TableMaterial kqkr = order_material("KQvKR");
+  using tbkit::chess::Color;
+  using tbkit::chess::Piece;
+  using tbkit::chess::PieceType;
+  sz::PieceOrder official;
+  official.pieces = {Piece(Color::kWhite, PieceType::kKing), Piece(Color::kBlack, PieceType::kRook),
+                     Piece(Color::kWhite, PieceType::kQueen), Piece(Color::kBlack, PieceType::kKing)};
+  official.order0 = 1;
+  const auto candidates = all_candidates(kqkr, 4);
+  CHECK(std::find(candidates.begin(), candidates.end(), official) != candidates.end());
+}
+
+TEST_CASE("Syzygy order search returns the cheapest candidate, the default on ties", "[syzygy][order]") {
+  const sz::TableMaterial m = order_material("KRvKP");
+  // Cost: low for one non-default order only (pawn most significant, then white K, white R, black K).
+  std::vector<sz::PieceOrder> seen;
+  const sz::OrderCosts costs = [&](std::span<const sz::SubtableIndex> subs) {
+    std::vector<std::uint64_t> out;
+    for (const sz::SubtableIndex& s : subs) {
+      seen.push_back(sz::order_of(s));
+      out.push_back(s.order0() == 3 && s.piece(1).type() == tbkit::chess::PieceType::kRook &&
+                            s.piece(2).color() == tbkit::chess::Color::kWhite
+                        ? 1
+                        : 100);
+    }
+    return out;
+  };
+  auto best = sz::search_piece_order(m, 2, costs);
+  REQUIRE(best.ok());
+  CHECK(best->order0() == 3);
+  CHECK(best->piece(1).type() == tbkit::chess::PieceType::kRook);
+  CHECK(best->piece(2).color() == tbkit::chess::Color::kWhite);
+  CHECK(best->file() == 2);
+  CHECK(seen.size() == 24);  // every candidate once, the default among them
+  CHECK(seen.front() == sz::default_order(m));
+
+  const sz::OrderCosts flat = [](std::span<const sz::SubtableIndex> subs) {
+    return std::vector<std::uint64_t>(subs.size(), 7);
+  };
+  auto tie = sz::search_piece_order(m, 0, flat);
+  REQUIRE(tie.ok());
+  CHECK(sz::order_of(*tie) == sz::default_order(m));
+}
+
+TEST_CASE("Syzygy order search over five kinds is greedy and valid", "[syzygy][order]") {
+  const sz::TableMaterial m = order_material("KQRvKN");
+  int calls = 0;
+  std::size_t judged = 0;
+  const sz::OrderCosts costs = [&](std::span<const sz::SubtableIndex> subs) {
+    ++calls;
+    judged += subs.size();
+    std::vector<std::uint64_t> out;
+    for (const sz::SubtableIndex& s : subs) out.push_back(s.size() + std::uint64_t(s.order0()));
+    return out;
+  };
+  auto best = sz::search_piece_order(m, 0, costs);
+  REQUIRE(best.ok());
+  CHECK(calls > 1);
+  CHECK(judged < 120);  // fewer than all 5! arrangements
+  CHECK(best->piece_count() == 5);
+}
+
+TEST_CASE("Syzygy order sample ranges", "[syzygy][order]") {
+  const auto whole = sz::sample_ranges(1000, 5, 4096, 64);
+  REQUIRE(whole.size() == 1);
+  CHECK(whole[0] == std::pair<std::uint64_t, std::uint64_t>{0, 1000});
+  const std::uint64_t size = 10'000'000;
+  const auto ranges = sz::sample_ranges(size, 5, 4096, 64);
+  REQUIRE(ranges.size() == 64);
+  std::uint64_t total = 0, previous_end = 0;
+  for (const auto& [first, last] : ranges) {
+    CHECK(first >= previous_end);
+    CHECK(last <= size);
+    CHECK(last > first);
+    total += last - first;
+    previous_end = last;
+  }
+  CHECK(ranges.front().first == 0);
+  CHECK(ranges.back().first > size / 2);
+  CHECK(total <= size / 32);
+  CHECK(total > size / 32 - 64);
+}
