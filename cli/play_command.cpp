@@ -167,10 +167,7 @@ int run_play(const PlayOptions& o) {
     return report(make_error(ErrorCode::kIo, o.pgn + ": cannot write"));
   }
   std::cout << "Game saved to " << o.pgn << "\n";
-  const auto fallback = result == "1-0"   ? formats::ExperienceResult::kWhiteWins
-                        : result == "0-1" ? formats::ExperienceResult::kBlackWins
-                                          : formats::ExperienceResult::kUnknown;
-  auto learned = engine.record_game(*start, moves, fallback);
+  auto learned = engine.record_game(*start, moves, player::experience_result(result));
   if (!learned) return report(learned.error());
   if (*learned) std::cout << "Learned from the game: " << formats::journal_path(*engine.experience_base()).string() << "\n";
   return kExitOk;

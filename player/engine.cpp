@@ -143,9 +143,13 @@ std::optional<Decision> Engine::try_book(const chess::Position& pos, std::vector
   return d;
 }
 
+bool Engine::tables_cover(const chess::Position& pos) const {
+  return tables_ && pos.castling_rights() == 0 && chess::popcount(pos.pieces()) <= tables_->max_men();
+}
+
 std::optional<Decision> Engine::try_tables(const chess::Position& pos, const SearchLimits& limits,
                                            const std::atomic<bool>& stop, const InfoCallback& on_info) {
-  if (!tables_ || pos.castling_rights() != 0 || chess::popcount(pos.pieces()) > tables_->max_men()) return std::nullopt;
+  if (!tables_cover(pos)) return std::nullopt;
   const auto moves = gather_root_moves(*tables_, pos);
   if (!moves || moves->empty()) return std::nullopt;
   const RootChoice choice = choose_root_move(*moves, pos.halfmove_clock());
@@ -211,9 +215,7 @@ Decision Engine::decide(const chess::Position& pos, const SearchLimits& limits, 
   std::vector<chess::Move> left;
   if (search_moves.empty()) {
     // Where the tables answer, they decide: the book and the store are not asked.
-    const bool tables_cover =
-        tables_ && pos.castling_rights() == 0 && chess::popcount(pos.pieces()) <= tables_->max_men();
-    if (!tables_cover)
+    if (!tables_cover(pos))
       if (auto d = try_book(pos, left)) return *d;
     if (auto d = try_tables(pos, limits, stop, on_info)) return *d;
   }

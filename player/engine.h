@@ -129,6 +129,8 @@ class Engine {
  private:
   Decision decide(const chess::Position& pos, const SearchLimits& limits, const std::atomic<bool>& stop, const InfoCallback& on_info,
                   const std::vector<chess::Move>& search_moves);
+  // Whether the tables answer for pos: no castling rights and no more men than the largest table.
+  [[nodiscard]] bool tables_cover(const chess::Position& pos) const;
   std::optional<Decision> try_book(const chess::Position& pos, std::vector<chess::Move>& left);
   std::optional<Decision> try_tables(const chess::Position& pos, const SearchLimits& limits, const std::atomic<bool>& stop,
                                      const InfoCallback& on_info);

@@ -98,6 +98,13 @@ std::vector<MoveExperience> Experience::moves(const chess::Position& pos) const 
   return out;
 }
 
+formats::ExperienceResult experience_result(std::string_view pgn_result) {
+  if (pgn_result == "1-0") return formats::ExperienceResult::kWhiteWins;
+  if (pgn_result == "0-1") return formats::ExperienceResult::kBlackWins;
+  if (pgn_result == "1/2-1/2") return formats::ExperienceResult::kDraw;
+  return formats::ExperienceResult::kUnknown;
+}
+
 formats::ExperienceGame experience_of_game(const chess::Position& start, std::span<const chess::Move> moves,
                                            formats::ExperienceResult fallback) {
   formats::ExperienceGame g;

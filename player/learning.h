@@ -8,6 +8,7 @@
 #include <optional>
 #include <random>
 #include <span>
+#include <string_view>
 #include <vector>
 
 #include "chess/position.h"
@@ -72,6 +73,9 @@ class Experience {
  private:
   formats::LearnedStats stats_;
 };
+
+// A PGN result ("1-0", "0-1", "1/2-1/2") as the journal stores it; anything else ("*") is unknown.
+[[nodiscard]] formats::ExperienceResult experience_result(std::string_view pgn_result);
 
 // The experience record of a game: every ply from start, both sides, and the result the final
 // position shows (mate or a draw by rule), else `fallback`.

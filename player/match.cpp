@@ -237,9 +237,7 @@ Result<MatchSummary> run_match(const MatchConfig& config, const std::vector<Open
       rec.termination = g.reason;
       g.pgn = format_pgn(rec);
       if (!config.experience.empty()) {
-        const auto result = g.result == "1-0"   ? formats::ExperienceResult::kWhiteWins
-                            : g.result == "0-1" ? formats::ExperienceResult::kBlackWins
-                                                : formats::ExperienceResult::kDraw;
+        const auto result = experience_result(g.result);
         formats::ExperienceGame exp = experience_of_game(rec.start, rec.moves, result);
         exp.result = result;  // the referee's verdict (a forfeit or an adjudication) stands
         if (Status st = record_experience(config.experience, exp); !st) return st.error();
