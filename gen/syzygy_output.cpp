@@ -203,12 +203,13 @@ void copy_mapped(const OrderMap& map, std::span<const Code> codes, std::uint64_t
 }
 
 // The piece order of one subtable (side, lead file of `computed`) whose sample compresses smallest,
-// `estimate` giving a sample's bytes. Candidates are judged in parallel, each on its own sample, so
-// the choice does not depend on the thread count.
+// `estimate` giving a sample's bytes; `cost`, when given, gets that sample's bytes. Candidates are
+// judged in parallel, each on its own sample, so the choice does not depend on the thread count.
 template <class Code, class Estimate>
 Result<sz::SubtableIndex> choose_order(const sz::SubtableIndex& computed, std::span<const Code> codes, Code dont_care,
                                        const SyzygyWriteOptions& options, tbb::task_arena& arena,
-                                       const Estimate& estimate) {
+                                       const Estimate& estimate, std::uint64_t* cost = nullptr) {
+  std::uint64_t cheapest = std::numeric_limits<std::uint64_t>::max();
   const sz::OrderCosts costs = [&](std::span<const sz::SubtableIndex> candidates) {
     std::vector<std::uint64_t> out(candidates.size());
     parallel_each(arena, candidates.size(), [&](std::uint64_t c) {
@@ -224,9 +225,12 @@ Result<sz::SubtableIndex> choose_order(const sz::SubtableIndex& computed, std::s
       const Result<std::uint64_t> bytes = estimate(std::span<const Code>(sample));
       out[c] = bytes ? *bytes : std::numeric_limits<std::uint64_t>::max();
     });
+    for (const std::uint64_t c : out) cheapest = std::min(cheapest, c);
     return out;
   };
-  return sz::search_piece_order(computed.material(), computed.file(), costs);
+  auto chosen = sz::search_piece_order(computed.material(), computed.file(), costs);
+  if (cost) *cost = cheapest;  // the chosen order is the cheapest of all judged
+  return chosen;
 }
 
 // A table index of `chosen` orders ([file * sides + side]).
@@ -311,20 +315,32 @@ Result<SyzygyFiles> write_syzygy_files(const std::filesystem::path& dir, const D
     });
   };
   // An order per side to move (the encoder keeps the smaller side per lead file, with its order);
-  // symmetric materials store white only.
+  // symmetric materials store white only. Where one side's best sample is clearly the smaller, the
+  // encoder compresses that side alone (the full compression of both sides was the writer's largest
+  // cost); where the samples are close, it compresses both and keeps the smaller.
   sz::TableIndex dtz_index = *dtz_computed;
+  sz::EncodeOptions dtz_options;
   if (options.choose_orders) {
     const int sides = tm->is_symmetric() ? 1 : 2;
     std::vector<sz::SubtableIndex> chosen;
-    for (int f = 0; f < dtz_computed->files; ++f)
+    for (int f = 0; f < dtz_computed->files; ++f) {
+      std::array<std::uint64_t, 2> cost{};
       for (int side = 0; side < sides; ++side) {
         auto sub = choose_order<sz::DtzSlot>(dtz_computed->at(side, f), dtz_codes(side, f), sz::DtzSlot{}, options,
                                              arena, [](std::span<const sz::DtzSlot> sample) {
                                                return sz::estimate_dtz_bytes(sample);
-                                             });
+                                             }, &cost[std::size_t(side)]);
         if (!sub) return sub.error();
         chosen.push_back(std::move(*sub));
       }
+      if (sides == 2 && options.side_margin_percent >= 0) {
+        const auto clearly_below = [&](std::uint64_t a, std::uint64_t b) {
+          return a <= b && (b - a) * 100 > b * std::uint64_t(options.side_margin_percent);
+        };
+        if (clearly_below(cost[0], cost[1])) dtz_options.dtz_sides[std::size_t(f)] = 0;
+        else if (clearly_below(cost[1], cost[0])) dtz_options.dtz_sides[std::size_t(f)] = 1;
+      }
+    }
     auto index = table_index_of(*tm, sides, chosen);
     if (!index) return index.error();
     dtz_index = std::move(*index);
@@ -351,7 +367,7 @@ Result<SyzygyFiles> write_syzygy_files(const std::filesystem::path& dir, const D
     std::copy_n(codes.begin() + std::ptrdiff_t(begin), slots.size(), slots.begin());
   };
   const auto dtz_path = syzygy_path(dir, m, kDtzExtension);
-  if (auto st = sz::write_dtz_file(dtz_path, dtz_index, dtz_fill); !st) return st.error();
+  if (auto st = sz::write_dtz_file(dtz_path, dtz_index, dtz_fill, dtz_options); !st) return st.error();
   out.dtz_bytes = bytes_of(dtz_path);
   return out;
 }

@@ -40,6 +40,10 @@ struct SyzygyWriteOptions {
   int sample_fraction_log2 = 5;
   std::uint64_t sample_min = std::uint64_t{1} << 15;
   int sample_segments = 64;
+  // DTZ files store one side to move per lead file. When one side's best sample is smaller than the
+  // other's by more than this percentage, only that side is compressed in full; otherwise both are,
+  // and the smaller is kept (-1: always both). Needs choose_orders.
+  int side_margin_percent = 10;
 };
 
 // Writes dir/M.rtbw and dir/M.rtbz of `table` (each tmp + rename). `subtables` must hold every
