@@ -119,6 +119,15 @@ class SubtableCache {
 
   template <class Compute>
   std::span<const Code> get(int side, int file, std::uint64_t size, tbb::task_arena& arena, Compute&& compute) {
+    return get_ranges(side, file, size, arena, [&](std::uint64_t first, std::span<Code> out) {
+      for (std::size_t k = 0; k < out.size(); ++k) out[k] = compute(first + k);
+    });
+  }
+
+  // The same, the codes computed a range at a time: fill(first, out) sets out[k] to the code of
+  // index first + k.
+  template <class Fill>
+  std::span<const Code> get_ranges(int side, int file, std::uint64_t size, tbb::task_arena& arena, Fill&& fill) {
     const int key = file * 2 + side;
     for (const Entry& e : entries_)
       if (e.key == key && e.codes.size() == size) return e.codes;
@@ -127,7 +136,7 @@ class SubtableCache {
     e.key = key;
     e.codes.assign(size, Code{});
     parallel_chunks(arena, size, kChunk, [&](std::uint64_t first, std::uint64_t last) {
-      for (std::uint64_t i = first; i < last; ++i) e.codes[i] = compute(i);
+      fill(first, std::span<Code>(e.codes).subspan(first, last - first));
     });
     return e.codes;
   }
@@ -196,9 +205,20 @@ void copy_mapped(const OrderMap& map, std::span<const Code> codes, std::uint64_t
     std::copy_n(codes.begin() + std::ptrdiff_t(begin), out.size(), out.begin());
     return;
   }
-  for (std::size_t k = 0; k < out.size(); ++k) {
-    const auto j = map(begin + k);
-    out[k] = j ? codes[*j] : dont_care;
+  // The mapped indices scatter over `codes` (hundreds of MB for a 5-man table): each read would be a
+  // cache and TLB miss in turn. Indices are mapped a batch at a time and their codes prefetched, so
+  // the misses overlap one another and the next batch's index arithmetic.
+  constexpr std::size_t kBatch = 32;
+  constexpr std::uint64_t kNone = std::numeric_limits<std::uint64_t>::max();
+  std::array<std::uint64_t, kBatch> at;
+  for (std::size_t k0 = 0; k0 < out.size(); k0 += kBatch) {
+    const std::size_t n = std::min(kBatch, out.size() - k0);
+    for (std::size_t t = 0; t < n; ++t) {
+      const auto j = map(begin + k0 + t);
+      at[t] = j ? *j : kNone;
+      if (j) __builtin_prefetch(codes.data() + *j);
+    }
+    for (std::size_t t = 0; t < n; ++t) out[k0 + t] = at[t] == kNone ? dont_care : codes[at[t]];
   }
 }
 
@@ -358,9 +378,8 @@ Result<SyzygyFiles> write_syzygy_files(const std::filesystem::path& dir, const D
       codes = dtz_ordered.get(side, file, sub.size(), arena, [](std::uint64_t) { return sz::DtzSlot{}; });
     } else {
       const auto computed_codes = dtz_codes(side, file);
-      codes = dtz_ordered.get(side, file, sub.size(), arena, [&](std::uint64_t i) {
-        const auto j = map(i);
-        return j ? computed_codes[*j] : sz::DtzSlot{};
+      codes = dtz_ordered.get_ranges(side, file, sub.size(), arena, [&](std::uint64_t first, std::span<sz::DtzSlot> range) {
+        copy_mapped<sz::DtzSlot>(map, computed_codes, first, range, sz::DtzSlot{});
       });
       dtz_cache.release(side, file);
     }
