@@ -239,7 +239,8 @@ class TableFile {
   [[nodiscard]] bool capture_resolved() const;
 
   // The stored value of position `index` with `side_to_move` to move. Decompresses one block
-  // after checking its checksum. Errors: kInvalidArgument (index out of range, or a side the file
+  // after checking its checksum (version 4: decodes the value in place, checking the checksum of
+  // its 4 KiB chunk the first time the chunk is read; no lock, no allocation). Errors: kInvalidArgument (index out of range, or a side the file
   // does not store), kCorrupt (block checksum, decompression, size or symbol out of range; message
   // names file, offset and block). For an index the generator marked illegal the result is
   // unspecified (any value); so is, in a capture-resolved file, the raw value before resolution.
