@@ -18,7 +18,8 @@
 // static pair + Huffman model per table, blocks of B bytes; default 64,256,1024,4096) against the
 // files in DIR: per table, the stored side the version-3 writer picks (its side, storage order and
 // slot freedoms), coded at each block size, read back through TableFile and checked against the
-// freedoms; prints per-table bytes beside the size of DIR's file, then the totals.
+// freedoms; prints per-table bytes beside the size of DIR's file, then the totals and the rate of
+// random TableFile::value reads (20,000 a table, after the whole table was read once).
 #include <time.h>
 
 #include <algorithm>
@@ -290,7 +291,9 @@ int measure_static(const std::string& dir, const std::vector<model::Material>& w
   tbb::task_arena arena(int(std::max(1U, std::thread::hardware_concurrency())));
   std::vector<std::uint64_t> totals(block_sizes.size(), 0);
   std::vector<double> cpu(block_sizes.size(), 0);
-  std::uint64_t file_total = 0, values_total = 0;
+  std::uint64_t file_total = 0, values_total = 0, read_sum = 0;
+  std::vector<double> read_cpu(block_sizes.size(), 0);
+  std::vector<std::uint64_t> read_count(block_sizes.size(), 0);
   for (const model::Material& m : wanted) {
     gen::TableSet set;
     if (Status st = set.load_with_dependencies(dir, m, arena); !st) {
@@ -335,6 +338,15 @@ int measure_static(const std::string& dir, const std::vector<model::Material>& w
                      back.error().message.c_str());
         return 1;
       }
+      // Random single-value reads after the whole read above (every chunk checksum checked).
+      std::mt19937_64 rng(7);
+      std::uint64_t sum = 0;
+      const int reads = 20000;
+      const double r0 = cpu_seconds();
+      for (int r = 0; r < reads; ++r) sum += file->value(pick.side, rng() % pv.size())->raw();
+      read_cpu[k] += cpu_seconds() - r0;
+      read_count[k] += reads;
+      read_sum += sum;
       totals[k] += bytes->size();
       line += ", \"v4_" + std::to_string(block_sizes[k]) + "\": " + std::to_string(bytes->size()) + ", \"block_" +
               std::to_string(block_sizes[k]) + "\": " + std::to_string(load_le<std::uint32_t>(bytes->data() + 96));
@@ -347,8 +359,10 @@ int measure_static(const std::string& dir, const std::vector<model::Material>& w
   std::printf("{\"tables\": %zu, \"values\": %llu, \"files_bytes\": %llu}\n", wanted.size(),
               static_cast<unsigned long long>(values_total), static_cast<unsigned long long>(file_total));
   for (std::size_t k = 0; k < block_sizes.size(); ++k)
-    std::printf("{\"block_bytes\": %u, \"total_bytes\": %llu, \"vs_files\": %.4f, \"encode_cpu_s\": %.2f}\n",
-                block_sizes[k], static_cast<unsigned long long>(totals[k]), double(totals[k]) / double(file_total), cpu[k]);
+    std::printf("{\"block_bytes\": %u, \"total_bytes\": %llu, \"vs_files\": %.4f, \"encode_cpu_s\": %.2f, "
+                "\"value_reads_per_cpu_s\": %.0f, \"read_sum\": %llu}\n",
+                block_sizes[k], static_cast<unsigned long long>(totals[k]), double(totals[k]) / double(file_total), cpu[k],
+                double(read_count[k]) / read_cpu[k], static_cast<unsigned long long>(read_sum));
   return 0;
 }
 
