@@ -31,6 +31,7 @@ struct GenCliOptions {
   bool quiet = false;
   std::string compression = "small";
   std::string sides = "both";
+  int format = 0;
   bool syzygy = false;
 };
 
@@ -81,6 +82,10 @@ int run_gen(const GenCliOptions& o) {
   auto write = gen::write_options_named(o.compression, o.sides);
   if (!write) return report(make_error(ErrorCode::kInvalidArgument, "gen: " + write.error().message));
   opts.write = *write;
+  if (o.format == 4) {
+    if (o.sides != "one") return report(make_error(ErrorCode::kInvalidArgument, "gen: --format 4 stores one side (add --sides one)"));
+    opts.write.format_version = 4;
+  }
   if (!o.mem.empty()) {
     opts.memory_limit = parse_bytes(o.mem);
     if (opts.memory_limit == 0) return report(make_error(ErrorCode::kInvalidArgument, "gen: --mem '" + o.mem + "' is not a size (e.g. 8G, 512M)"));
@@ -181,6 +186,10 @@ void add_gen_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--sides", opts->sides,
                   "both (default: both sides to move stored; a cold probe decodes one block) or one (store one side, "
                   "capture-resolved: ~2.9x smaller files; a probe of the other side searches one ply)");
+  cmd->add_option("--format", opts->format,
+                  "With --sides one: 3 (default; LZMA2 blocks of 1-2 MiB, decoded whole into a cache) or 4 "
+                  "(experimental: one static pair + Huffman model per table, 64-byte blocks decoded in place)")
+      ->check(CLI::IsMember({3, 4}));
   cmd->add_flag("--syzygy", opts->syzygy,
                 "Also write WDL50 and DTZ50 tables in Syzygy's format (MATERIAL.rtbw, MATERIAL.rtbz: the 50-move "
                 "rule's values, read by Stockfish and other engines), from the DTM tables after they are made");

@@ -13,92 +13,8 @@ namespace {
 
 constexpr std::size_t kMagicSize = 4;
 constexpr std::size_t kChecksumSize = 16;
-constexpr std::size_t kSparseEntrySize = 6;
-constexpr std::size_t kTreeEntrySize = 3;
-constexpr int kMaxCodeLength = 32;       // the decoder refills 32 bits whenever 32 or fewer remain
-constexpr int kMaxSymbols = 4095;        // 12-bit symbols; 0xFFF marks a leaf
-constexpr int kMaxExpansion = 255;       // values per symbol minus one, as readers store it (a byte)
-constexpr int kMinBlockLog = 3;          // a block holds at least the first 64 bits read
-constexpr int kMaxBlockLog = 20;
-constexpr int kMaxSpanLog = 40;
-
 // DTZ value map classes in file order, by WDL + 2 (loss, blessed loss, draw, cursed win, win).
 constexpr int kMapClass[5] = {1, 3, 0, 2, 0};
-
-std::uint64_t load_be64(const std::byte* p) {
-  std::uint64_t v = 0;
-  for (int i = 0; i < 8; ++i) v = (v << 8) | std::uint8_t(p[i]);
-  return v;
-}
-std::uint32_t load_be32(const std::byte* p) {
-  std::uint32_t v = 0;
-  for (int i = 0; i < 4; ++i) v = (v << 8) | std::uint8_t(p[i]);
-  return v;
-}
-
-std::uint16_t tree_left(const std::byte* e) { return std::uint16_t(std::uint8_t(e[0]) | ((std::uint8_t(e[1]) & 0xF) << 8)); }
-std::uint16_t tree_right(const std::byte* e) { return std::uint16_t((std::uint8_t(e[1]) >> 4) | (std::uint8_t(e[2]) << 4)); }
-
-// A read cursor over the file that reports where it fails.
-struct Cursor {
-  std::span<const std::byte> bytes;
-  std::size_t pos = 0;
-  std::size_t end = 0;  // the readable end (the checksum excluded)
-
-  [[nodiscard]] bool has(std::size_t n) const { return pos <= end && end - pos >= n; }
-  std::uint8_t u8() { return std::uint8_t(bytes[pos++]); }
-  std::uint16_t u16() {
-    const auto v = load_le<std::uint16_t>(bytes.data() + pos);
-    pos += 2;
-    return v;
-  }
-  std::uint32_t u32() {
-    const auto v = load_le<std::uint32_t>(bytes.data() + pos);
-    pos += 4;
-    return v;
-  }
-};
-
-// a + b * c without overflow; false when it overflows or passes limit.
-bool add_region(std::size_t& a, std::uint64_t b, std::uint64_t c, std::size_t limit) {
-  if (c != 0 && b > (std::uint64_t(-1) / c)) return false;
-  const std::uint64_t size = b * c;
-  if (size > limit || a > limit - size) return false;
-  a += std::size_t(size);
-  return true;
-}
-
-
-// The symbol and length of the code at the top of `bits` when it is at most `room` bits long and
-// names a symbol of the table (the bits after a code do not change which base it passes, since each
-// base is zero below its length); length 0 otherwise. Needs s.base, s.lowest, s.symbol_count.
-SubtableLayout::FastCode short_code(const SubtableLayout& s, std::uint64_t bits, int room) {
-  std::size_t len = 0;
-  while (bits < s.base[len]) ++len;
-  const int length = int(len) + s.min_len;
-  if (length > room) return {};
-  const std::size_t sym = std::size_t((bits - s.base[len]) >> (64 - length)) + s.lowest[len];
-  if (sym >= s.symbol_count) return {};  // left to the slow path, which reports it
-  return {std::uint16_t(sym), std::uint8_t(length)};
-}
-
-// Fills s.fast from the validated code and expansions.
-void build_fast_codes(SubtableLayout& s) {
-  constexpr int kBits = SubtableLayout::kFastCodeBits;
-  s.fast.assign(std::size_t{1} << kBits, {});
-  for (std::size_t v = 0; v < s.fast.size(); ++v) {
-    const std::uint64_t bits = std::uint64_t(v) << (64 - kBits);
-    SubtableLayout::FastCode& f = s.fast[v];
-    f = short_code(s, bits, kBits);
-    for (int at = 0;;) {
-      const auto c = short_code(s, bits << at, kBits - at);
-      if (c.length == 0) break;
-      at += c.length;
-      f.run_bits = std::uint8_t(at);
-      f.run_values = std::uint16_t(f.run_values + s.expands[c.symbol] + 1);
-    }
-  }
-}
 
 // ---------------------------------------------------------------------------------------------------
 // The embedded checksum. Syzygy's generator hashes the file before the checksum in 16 MiB chunks with
@@ -383,61 +299,10 @@ Status SyzygyFile::validate(const TableMaterial& material) {
       if (!dtz && s.single_value > 4) return corrupt(at + 1, "single WDL value " + std::to_string(s.single_value) + " > 4" + where);
       continue;
     }
-    if (!in.has(10)) return corrupt(at, "truncated in the compression record" + where);
-    const int block_log = in.u8();
-    const int span_log = in.u8();
-    const int padding = in.u8();
-    s.block_count = in.u32();
-    s.max_len = in.u8();
-    s.min_len = in.u8();
-    if (block_log < kMinBlockLog || block_log > kMaxBlockLog)
-      return corrupt(at + 1, "block size 2^" + std::to_string(block_log) + " out of range" + where);
-    if (span_log > kMaxSpanLog) return corrupt(at + 2, "sparse index span 2^" + std::to_string(span_log) + " out of range" + where);
-    if (s.block_count == 0) return corrupt(at + 4, "no blocks" + where);
-    if (s.min_len < 1 || s.max_len < s.min_len || s.max_len > kMaxCodeLength)
-      return corrupt(at + 8, "code lengths " + std::to_string(s.min_len) + ".." + std::to_string(s.max_len) + " out of range" + where);
-    s.block_size = 1U << block_log;
-    s.span = std::uint64_t{1} << span_log;
-    s.span_log = std::uint8_t(span_log);
-    s.block_length_count = s.block_count + std::uint32_t(padding);
-    const std::uint64_t size = index_.subtables[std::size_t(k)].size();
-    s.sparse_count = (size + s.span - 1) / s.span;
-
-    const int lengths = s.max_len - s.min_len + 1;
-    if (!in.has(std::size_t(lengths) * 2 + 2)) return corrupt(in.pos, "truncated in the Huffman code" + where);
-    s.lowest_sym = in.pos;
-    std::vector<std::uint64_t> lowest(static_cast<std::size_t>(lengths));
-    for (auto& l : lowest) l = in.u16();
-    s.lowest.assign(lowest.begin(), lowest.end());
-    // Canonical code: longer codes have lower values. base[i] is the lowest code of length
-    // min_len + i; it follows from the lowest symbols of consecutive lengths.
-    s.base.assign(std::size_t(lengths), 0);
-    for (int i = lengths - 2; i >= 0; --i) {
-      const std::uint64_t sum = s.base[std::size_t(i + 1)] + lowest[std::size_t(i)];
-      if (sum < lowest[std::size_t(i + 1)]) return corrupt(s.lowest_sym + 2 * std::size_t(i), "Huffman code not canonical" + where);
-      s.base[std::size_t(i)] = (sum - lowest[std::size_t(i + 1)]) / 2;
-      if (s.base[std::size_t(i)] * 2 < s.base[std::size_t(i + 1)] ||
-          s.base[std::size_t(i)] > (std::uint64_t{1} << (i + s.min_len)))
-        return corrupt(s.lowest_sym + 2 * std::size_t(i), "Huffman code not canonical" + where);
-    }
-    for (int i = 0; i < lengths; ++i) s.base[std::size_t(i)] <<= 64 - i - s.min_len;
-
-    const std::size_t symbols_at = in.pos;
-    s.symbol_count = in.u16();
-    if (s.symbol_count == 0 || s.symbol_count > std::size_t(kMaxSymbols))
-      return corrupt(symbols_at, std::to_string(s.symbol_count) + " symbols out of range" + where);
-    for (int i = 0; i < lengths; ++i)
-      if (lowest[std::size_t(i)] > s.symbol_count)
-        return corrupt(s.lowest_sym + 2 * std::size_t(i), "lowest symbol past the symbol count" + where);
-    if (!in.has(s.symbol_count * kTreeEntrySize)) return corrupt(in.pos, "truncated in the pair tree" + where);
-    s.tree = in.pos;
-    if (Status st = count_expansions(s, bytes, dtz, where); !st) return st.error();
-    build_fast_codes(s);
-    in.pos += s.symbol_count * kTreeEntrySize;
-    if (in.pos & 1) {
-      if (!in.has(1)) return corrupt(in.pos, "truncated at record padding" + where);
-      ++in.pos;
-    }
+    if (Status st = read_pair_code(bytes, in.pos, in.end, index_.subtables[std::size_t(k)].size(), dtz ? 0xFFF : 4,
+                                   "WDL value", name_, where, s);
+        !st)
+      return st.error();
   }
 
   // DTZ value maps, per lead file (one-sided), for records flagged as mapped.
@@ -480,21 +345,7 @@ Status SyzygyFile::validate(const TableMaterial& material) {
     if (in.pos > in.end || !add_region(in.pos, s.block_count, s.block_size, in.end))
       return corrupt(s.data, "compressed data (" + std::to_string(s.block_count) + " blocks of " + std::to_string(s.block_size) +
                                  " bytes) passes the end of the file");
-    // Every value of the subtable must lie in a block, and the sparse index must point into the table.
-    std::uint64_t values = 0;
-    for (std::uint32_t b = 0; b < s.block_count; ++b)
-      values += std::uint64_t(load_le<std::uint16_t>(bytes.data() + s.block_lengths + 2 * std::size_t(b))) + 1;
-    const std::uint64_t size = index_.subtables[k].size();
-    if (values < size)
-      return corrupt(s.block_lengths, "blocks hold " + std::to_string(values) + " values, the subtable has " + std::to_string(size));
-    for (std::uint64_t e = 0; e < s.sparse_count; ++e) {
-      const std::byte* p = bytes.data() + s.sparse_index + kSparseEntrySize * e;
-      const std::uint32_t block = load_le<std::uint32_t>(p);
-      const std::uint16_t offset = load_le<std::uint16_t>(p + 4);
-      if (block >= s.block_length_count ||
-          offset > load_le<std::uint16_t>(bytes.data() + s.block_lengths + 2 * std::size_t(block)))
-        return corrupt(s.sparse_index + kSparseEntrySize * e, "sparse index entry points past the block table");
-    }
+    if (Status st = check_block_tables(bytes, s, index_.subtables[k].size(), name_); !st) return st.error();
   }
   const std::size_t data_end = (in.pos + 63) & ~std::size_t{63};
   if (data_end != in.end)
@@ -503,131 +354,10 @@ Status SyzygyFile::validate(const TableMaterial& material) {
   return {};
 }
 
-Status SyzygyFile::count_expansions(SubtableLayout& s, std::span<const std::byte> bytes, bool dtz,
-                                    const std::string& where) const {
-  // Values per symbol, children first (depth-first with an explicit stack; the file's symbol order
-  // is the Huffman order, not the order pairs were made in). A symbol met again while its own
-  // expansion is under way closes a cycle.
-  enum : std::uint8_t { kNew, kOpen, kDone };
-  std::vector<std::uint8_t> state(s.symbol_count, kNew);
-  s.expands.assign(s.symbol_count, 0);
-  std::vector<std::size_t> stack;
-  const auto entry = [&](std::size_t sym) { return bytes.data() + s.tree + kTreeEntrySize * sym; };
-  for (std::size_t root = 0; root < s.symbol_count; ++root) {
-    if (state[root] != kNew) continue;
-    stack.push_back(root);
-    while (!stack.empty()) {
-      const std::size_t sym = stack.back();
-      const std::size_t left = tree_left(entry(sym));
-      const std::size_t right = tree_right(entry(sym));
-      if (right == 0xFFF) {
-        if (!dtz && left > 4) return corrupt(s.tree + kTreeEntrySize * sym, "WDL value " + std::to_string(left) + " > 4" + where);
-        state[sym] = kDone;
-        stack.pop_back();
-        continue;
-      }
-      if (left >= s.symbol_count || right >= s.symbol_count)
-        return corrupt(s.tree + kTreeEntrySize * sym, "pair symbol names a symbol past the table" + where);
-      if (state[sym] == kNew) {
-        state[sym] = kOpen;
-        for (std::size_t child : {left, right}) {
-          if (state[child] == kOpen) return corrupt(s.tree + kTreeEntrySize * sym, "pair tree has a cycle" + where);
-          if (state[child] == kNew) stack.push_back(child);
-        }
-        continue;
-      }
-      if (state[sym] == kOpen) {
-        const int total = s.expands[left] + s.expands[right] + 1;
-        if (total > kMaxExpansion) return corrupt(s.tree + kTreeEntrySize * sym, "symbol expands to too many values" + where);
-        s.expands[sym] = std::uint16_t(total);
-        state[sym] = kDone;
-      }
-      stack.pop_back();
-    }
-  }
-  return {};
-}
-
 Result<int> SyzygyFile::decompress(const SubtableLayout& s, std::uint64_t index) const {
   if (s.flags & kFlagSingleValue) return int(s.single_value);
-  const std::byte* base = mapped_.bytes().data();
-  const auto block_length = [&](std::uint32_t b) { return load_le<std::uint16_t>(base + s.block_lengths + 2 * std::size_t(b)); };
-
-  // The sparse entry nearest the index gives a block and an offset in it; walk to the right block.
-  const std::uint64_t k = index >> s.span_log;
-  if (k >= s.sparse_count) return corrupt(s.sparse_index, "index past the sparse index");
-  const std::byte* entry = base + s.sparse_index + kSparseEntrySize * k;
-  std::uint32_t block = load_le<std::uint32_t>(entry);
-  std::int64_t offset = std::int64_t(load_le<std::uint16_t>(entry + 4)) + std::int64_t(index & (s.span - 1)) - std::int64_t(s.span / 2);
-  while (offset < 0) {
-    if (block == 0) return corrupt(s.sparse_index + kSparseEntrySize * k, "sparse index walks before the first block");
-    offset += std::int64_t(block_length(--block)) + 1;
-  }
-  while (offset > std::int64_t(block_length(block))) {
-    offset -= std::int64_t(block_length(block)) + 1;
-    if (++block >= s.block_count) return corrupt(s.block_lengths, "sparse index walks past the last block");
-  }
-  if (block >= s.block_count) return corrupt(s.sparse_index + kSparseEntrySize * k, "sparse index names a padding block");
-
-  // Decode symbols from the block start until the one covering the offset.
-  const std::size_t block_start = s.data + std::size_t(block) * s.block_size;
-  const std::byte* p = base + block_start;
-  std::uint64_t bits = load_be64(p);
-  std::size_t next = 8;
-  int available = 64;
-  // Refills past the block's end (the last symbols need fewer bits than the buffer holds) read zeros;
-  // symbols themselves must lie inside the block.
-  const std::uint64_t block_bits = std::uint64_t{8} * s.block_size;
-  std::uint64_t consumed = 0;
-  const std::uint64_t* code_base = s.base.data();
-  const std::uint16_t* lowest = s.lowest.data();
-  const std::uint16_t* expands = s.expands.data();
-  const SubtableLayout::FastCode* fast = s.fast.data();
-  std::size_t sym = 0;
-  for (;;) {
-    // Most codes are short: one table look-up; longer ones walk the bases.
-    const SubtableLayout::FastCode f = fast[bits >> (64 - SubtableLayout::kFastCodeBits)];
-    int used = f.run_bits;
-    if (used != 0 && offset >= std::int64_t(f.run_values)) {
-      // Every value of the whole codes in these bits lies before the offset: skip them together.
-      offset -= f.run_values;
-    } else {
-      used = f.length;
-      sym = f.symbol;
-      if (used == 0) {
-        std::size_t len = 0;
-        while (bits < code_base[len]) ++len;
-        used = int(len) + s.min_len;
-        sym = std::size_t((bits - code_base[len]) >> (64 - used)) + lowest[len];
-        if (sym >= s.symbol_count) return corrupt(block_start, "symbol " + std::to_string(sym) + " out of range in a block");
-      }
-      if (offset <= std::int64_t(expands[sym])) break;
-      offset -= std::int64_t(expands[sym]) + 1;
-    }
-    consumed += std::uint64_t(used);
-    if (consumed >= block_bits) return corrupt(block_start, "block's symbols run past its end");
-    bits <<= used;
-    available -= used;
-    if (available <= 32) {
-      available += 32;
-      if (next + 4 <= s.block_size) bits |= std::uint64_t(load_be32(p + next)) << (64 - available);
-      next += 4;
-    }
-  }
-  // Descend the pair tree to the value at the offset.
-  const std::byte* tree = base + s.tree;
-  while (s.expands[sym] != 0) {
-    const std::size_t left = tree_left(tree + kTreeEntrySize * sym);
-    if (offset <= std::int64_t(s.expands[left])) {
-      sym = left;
-    } else {
-      offset -= std::int64_t(s.expands[left]) + 1;
-      sym = tree_right(tree + kTreeEntrySize * sym);
-    }
-  }
-  return int(tree_left(tree + kTreeEntrySize * sym));
+  return decode_pair_value(s, mapped_.bytes().data(), index, name_);
 }
-
 Result<int> SyzygyFile::stored_value(int side, int file, std::uint64_t index) const {
   if (side < 0 || side > 1 || file < 0 || file >= index_.files)
     return make_error(ErrorCode::kInvalidArgument, name_ + ": no subtable side " + std::to_string(side) + ", file " + std::to_string(file));

@@ -13,6 +13,7 @@
 #include "chess/position.h"
 #include "chess/result.h"
 #include "formats/mapped_file.h"
+#include "formats/pair_decoder.h"
 #include "formats/syzygy_index.h"
 
 namespace tbkit::formats::syzygy {
@@ -45,45 +46,6 @@ struct DtzEntry {
   const int magnitude = plies + ((wdl == 1 || wdl == -1) ? 100 : 0);
   return wdl > 0 ? magnitude : wdl < 0 ? -magnitude : 0;
 }
-
-// Where the parts of one subtable live in the file, as validated (byte offsets into the file).
-struct SubtableLayout {
-  std::uint8_t flags = 0;
-  std::uint8_t single_value = 0;     // the value when flags has kFlagSingleValue
-  std::uint8_t min_len = 0;          // shortest Huffman code, bits
-  std::uint8_t max_len = 0;          // longest Huffman code, bits
-  std::uint32_t block_size = 0;      // bytes per compressed block
-  std::uint64_t span = 0;            // values between sparse-index entries
-  std::uint32_t block_count = 0;     // compressed blocks
-  std::uint32_t block_length_count = 0;  // entries of the block-length table (blocks + padding)
-  std::uint64_t sparse_count = 0;    // sparse-index entries
-  std::size_t lowest_sym = 0;        // u16 per code length: lowest symbol of that length
-  std::size_t symbol_count = 0;      // symbols of the pair tree
-  std::size_t tree = 0;              // 3 bytes per symbol: left and right 12-bit children
-  std::size_t sparse_index = 0;      // 6 bytes per entry: u32 block, u16 offset
-  std::size_t block_lengths = 0;     // u16 per block: values in it minus one
-  std::size_t data = 0;              // the compressed blocks (64-byte aligned)
-  // DTZ value map (flags has kFlagMapped), per class in file order win, loss, cursed win, blessed
-  // loss: file offset of the first entry and the number of entries (bytes, or u16 with kFlagWideMap).
-  std::array<std::size_t, 4> map_offset{};
-  std::array<std::uint16_t, 4> map_count{};
-  std::vector<std::uint64_t> base;   // canonical-code bases, left-aligned to 64 bits, per length
-  std::vector<std::uint16_t> expands;  // values each symbol expands to, minus one (0..65535)
-  // Decoding aids derived from the fields above at validation: span == 1 << span_log; the lowest
-  // symbol per code length (as at lowest_sym); and, by the next kFastCodeBits bits of a stream, the
-  // symbol and length of a code no longer than that (length 0: longer, decode by the bases), and
-  // the whole codes those bits hold: their bits and the values they expand to, to skip at once.
-  std::uint8_t span_log = 0;
-  std::vector<std::uint16_t> lowest;
-  struct FastCode {
-    std::uint16_t symbol = 0;
-    std::uint8_t length = 0;
-    std::uint8_t run_bits = 0;
-    std::uint16_t run_values = 0;
-  };
-  static constexpr int kFastCodeBits = 8;
-  std::vector<FastCode> fast;
-};
 
 // The 16-byte checksum Syzygy files end with, of the file's bytes before it (CityHash-CRC 128 over
 // the CityHash-CRC 256 of each 16 MiB chunk, as syzygy1/tb computes it).
@@ -157,8 +119,6 @@ class SyzygyFile {
  private:
   SyzygyFile(MappedFile mapped, std::string name, TableKind kind);
   [[nodiscard]] Status validate(const TableMaterial& material);
-  [[nodiscard]] Status count_expansions(SubtableLayout& s, std::span<const std::byte> bytes, bool dtz,
-                                        const std::string& where) const;
   [[nodiscard]] Result<int> decompress(const SubtableLayout& s, std::uint64_t index) const;
   [[nodiscard]] Error corrupt(std::size_t offset, const std::string& what) const;
 

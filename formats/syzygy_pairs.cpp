@@ -407,7 +407,7 @@ CompressedSubtable compress_stream_of(SymbolStream<T>& s, std::vector<SymbolDef>
   // nothing in the file but decoding time: take the smallest total, preferring the larger block.
   int best_log2 = options.max_block_log2;
   std::uint64_t best_size = UINT64_MAX;
-  for (int b = options.max_block_log2; b >= kMinBlockLog2; --b) {
+  for (int b = options.max_block_log2; b >= std::max(kMinBlockLog2, options.min_block_log2); --b) {
     const auto values = lay_out_blocks(s, defs, code, substitute, b, nullptr);
     const std::uint64_t blocks = values.size();
     const int span_log2 = span_log2_for(n, blocks);

@@ -49,6 +49,7 @@ enum class FillMode : std::uint8_t {
 enum class BlockCodec : std::uint8_t {
   kLzma2,  // raw LZMA2 (default: smaller, slower to decode)
   kZstd,   // zstd frames (the only codec of format version 1)
+  kStatic, // format version 4: one static pair + Huffman model, tiny blocks decoded in place (read only)
 };
 
 // Writer knobs; the defaults are the measured choice (docs/results.md, "Table sizes and codecs").
@@ -77,7 +78,9 @@ struct TableWriteOptions {
   SymbolOrder symbol_order = SymbolOrder::kDefault;
   bool fill_illegal = true;              // store illegal slots as the previous value's symbol
   bool wide_symbols = false;             // force 16-bit symbols (for measurements)
-  std::uint32_t format_version = 2;      // both sides: 2, or 1 (zstd only; for golden files). OneSide: always 3
+  std::uint32_t format_version = 2;      // both sides: 2, or 1 (zstd only; for golden files). OneSide: 4, else 3
+  std::uint32_t static_block_bytes = 64;  // version 4: most bytes per block (a power of two, 32..65536);
+                                          // smaller blocks where they make the file smaller
 };
 
 // How freely the writer may choose the stored value of one slot (format version 3).
@@ -106,7 +109,8 @@ struct OneSide {
                                       std::span<const DtmValue> black_to_move,
                                       const TableWriteOptions& options = {});
 
-// Format version 3: one side to move (options.format_version is ignored). Errors as above.
+// One side to move: format version 4 when options.format_version is 4 (a static model, blocks of
+// options.static_block_bytes), else version 3. Errors as above.
 [[nodiscard]] Status write_table_file(const std::filesystem::path& path, const TableInfo& info, const OneSide& side,
                                       const TableWriteOptions& options = {});
 
@@ -211,7 +215,9 @@ using TmpFileOpener = int (*)(const char* path, int flags, unsigned mode);
 void set_tmp_file_opener(TmpFileOpener opener);
 
 // A validated, read-only table file (mmapped). Copies share the mapping. All const methods are
-// thread-safe: the only mutable state is a mutex-guarded pool of decompression contexts.
+// thread-safe: the only mutable state is a mutex-guarded pool of decompression contexts (versions
+// 1-3) or an atomic bitmap of checked data chunks (version 4, whose value() takes no lock and
+// allocates nothing).
 class TableFile {
  public:
   // Maps the file and validates the header, symbol table, dictionary and block index (not the
@@ -233,7 +239,8 @@ class TableFile {
   [[nodiscard]] bool capture_resolved() const;
 
   // The stored value of position `index` with `side_to_move` to move. Decompresses one block
-  // after checking its checksum. Errors: kInvalidArgument (index out of range, or a side the file
+  // after checking its checksum (version 4: decodes the value in place, checking the checksum of
+  // its 4 KiB chunk the first time the chunk is read; no lock, no allocation). Errors: kInvalidArgument (index out of range, or a side the file
   // does not store), kCorrupt (block checksum, decompression, size or symbol out of range; message
   // names file, offset and block). For an index the generator marked illegal the result is
   // unspecified (any value); so is, in a capture-resolved file, the raw value before resolution.
@@ -255,7 +262,8 @@ class TableFile {
   // Advises the kernel that blocks will be read in random order (probing). Thread-safe.
   void advise_random_access() const;
 
-  // Layout facts for statistics and tooling.
+  // Layout facts for statistics and tooling. Version 4: block_count() counts the compressed blocks
+  // and values_per_block() is a nominal read size (blocks hold varying numbers of values).
   [[nodiscard]] std::uint64_t file_size() const;
   [[nodiscard]] std::uint64_t block_count() const;  // both sides
   [[nodiscard]] std::uint32_t values_per_block() const;

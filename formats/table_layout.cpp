@@ -117,7 +117,11 @@ Result<Header> decode_header(std::span<const std::byte> bytes, std::uint64_t act
   if (h.symbol_width == 1 && h.symbol_count > 256)
     return corrupt(name, kOffSymbolWidth, "symbol_width", "8-bit symbols cannot code more than 256 values");
   h.block_values = load_le<std::uint32_t>(p + kOffBlockValues);
-  if (h.block_values == 0 || std::uint64_t{h.block_values} * h.symbol_width > kMaxBlockBytes ||
+  if (version >= 4) {
+    if (h.block_values < 32 || h.block_values > 65536 || (h.block_values & (h.block_values - 1)) != 0)
+      return corrupt(name, kOffBlockValues, "block_values", "version 4: block bytes must be a power of two in 32..65536");
+    if (h.symbol_width != 2) return corrupt(name, kOffSymbolWidth, "symbol_width", "version 4: must be 2");
+  } else if (h.block_values == 0 || std::uint64_t{h.block_values} * h.symbol_width > kMaxBlockBytes ||
       std::uint64_t{h.block_values} * h.symbol_width < kMinBlockBytes)
     return corrupt(name, kOffBlockValues, "block_values", "block size must be 256 bytes..4 MiB");
   if (std::uint8_t(p[kOffChecksumType]) != kChecksumCrc32c)
@@ -127,7 +131,8 @@ Result<Header> decode_header(std::span<const std::byte> bytes, std::uint64_t act
     h.codec = kCodecZstd;
   } else {
     h.codec = std::uint8_t(p[kOffCodec]);
-    if (h.codec != kCodecZstd && h.codec != kCodecLzma2) return corrupt(name, kOffCodec, "codec", "unknown block codec");
+    if (version >= 4 ? h.codec != kCodecStatic : h.codec != kCodecZstd && h.codec != kCodecLzma2)
+      return corrupt(name, kOffCodec, "codec", "unknown block codec");
     if (version == 2 && p[kOffReserved] != std::byte{0}) return corrupt(name, kOffReserved, "reserved", "must be zero");
     if (version >= 3) {
       h.stored_side = std::uint8_t(p[kOffStoredSide]);
@@ -135,6 +140,22 @@ Result<Header> decode_header(std::span<const std::byte> bytes, std::uint64_t act
     }
   }
   h.dictionary_size = load_le<std::uint32_t>(p + kOffDictionarySize);
+  if (version >= 4) {
+    h.block_count = load_le<std::uint64_t>(p + kOffBlockCount);
+    h.metadata_checksum = load_le<std::uint32_t>(p + kOffMetadataChecksum);
+    h.file_size = load_le<std::uint64_t>(p + kOffFileSize);
+    if (h.file_size != actual_size)
+      return corrupt(name, kOffFileSize, "file_size",
+                     std::string(actual_size < h.file_size ? "truncated" : "trailing bytes") + ": file has " +
+                         std::to_string(actual_size) + " bytes, header says " + std::to_string(h.file_size));
+    if (h.block_count == 0 || h.block_count > (std::uint64_t{1} << 32) ||
+        h.data_offset() + h.block_count * h.block_values != h.file_size)
+      return corrupt(name, kOffBlockCount, "block_count",
+                     "symbol table, model (" + std::to_string(h.dictionary_size) + " bytes) and " +
+                         std::to_string(h.block_count) + " blocks of " + std::to_string(h.block_values) +
+                         " bytes do not make the file size");
+    return h;
+  }
   if (h.dictionary_size > kMaxDictionaryBytes) return corrupt(name, kOffDictionarySize, "dictionary_size", "over 4 MiB");
   if (h.dictionary_size > 0 && h.codec != kCodecZstd)
     return corrupt(name, kOffDictionarySize, "dictionary_size", "a dictionary needs the zstd codec");

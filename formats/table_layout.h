@@ -15,7 +15,7 @@ namespace tbkit::formats::layout {
 
 inline constexpr std::array<std::byte, 8> kMagic = {std::byte{'T'}, std::byte{'B'}, std::byte{'K'}, std::byte{'D'},
                                                     std::byte{'T'}, std::byte{'M'}, std::byte{0x0D}, std::byte{0x0A}};
-inline constexpr std::uint32_t kVersion = 3;        // newest written and read
+inline constexpr std::uint32_t kVersion = 4;        // newest written and read
 inline constexpr std::uint32_t kOldestVersion = 1;  // oldest still read
 inline constexpr std::uint32_t kHeaderSize = 128;
 inline constexpr std::uint32_t kValueEncodingDtm16 = 1;  // DtmValue raw values, moves to mate
@@ -23,6 +23,7 @@ inline constexpr std::uint32_t kValueEncodingResolved = 2;  // version 3: captur
 inline constexpr std::uint8_t kChecksumCrc32c = 1;
 inline constexpr std::uint8_t kCodecZstd = 1;   // version 2 `codec`; version 1 files are all zstd
 inline constexpr std::uint8_t kCodecLzma2 = 2;
+inline constexpr std::uint8_t kCodecStatic = 3;  // version 4 only: pair symbols + canonical Huffman
 inline constexpr std::size_t kIndexEntrySize = 16;  // u64 offset, u32 compressed size, u32 CRC-32C
 inline constexpr std::size_t kMaterialField = 16;
 inline constexpr std::size_t kGeneratorField = 32;
@@ -61,11 +62,11 @@ struct Header {
   std::uint32_t value_encoding = kValueEncodingDtm16;
   std::uint8_t stored_side = 0;     // version 3: index_of(Color) of the one stored side
   std::uint64_t file_size = 0;
-  std::uint32_t block_values = 0;   // values per block (the last block of a side may hold fewer)
+  std::uint32_t block_values = 0;   // values per block (the last block of a side may hold fewer); version 4: bytes per block
   std::uint32_t symbol_count = 0;
   std::uint8_t symbol_width = 1;    // bytes per symbol: 1 or 2
-  std::uint32_t dictionary_size = 0;
-  std::uint64_t block_count = 0;    // sides() * blocks_per_side()
+  std::uint32_t dictionary_size = 0;  // version 4: model_size, the bytes from the symbol table's end to the data
+  std::uint64_t block_count = 0;    // sides() * blocks_per_side(); version 4: compressed blocks
   std::uint32_t metadata_checksum = 0;
 
   [[nodiscard]] std::uint64_t blocks_per_side() const {
@@ -79,7 +80,9 @@ struct Header {
   [[nodiscard]] std::uint64_t symbol_table_offset() const { return kHeaderSize; }
   [[nodiscard]] std::uint64_t dictionary_offset() const { return kHeaderSize + 2ULL * symbol_count; }
   [[nodiscard]] std::uint64_t index_offset() const { return dictionary_offset() + dictionary_size; }
-  [[nodiscard]] std::uint64_t data_offset() const { return index_offset() + kIndexEntrySize * block_count; }
+  [[nodiscard]] std::uint64_t data_offset() const {
+    return version >= 4 ? index_offset() : index_offset() + kIndexEntrySize * block_count;
+  }
   // The largest compressed size a block of this file may have.
   [[nodiscard]] std::uint64_t max_block_size() const;
 };

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <mutex>
+#include <optional>
 
 #include "formats/byte_order.h"
 #include "formats/crc32c.h"
@@ -10,6 +11,7 @@
 #include "formats/mapped_file.h"
 #include "formats/table_file.h"
 #include "formats/table_layout.h"
+#include "formats/table_static_codec.h"
 
 namespace tbkit::formats {
 
@@ -41,6 +43,16 @@ struct TableFile::Impl {
   layout::Header header;
   std::vector<DtmValue> symbols;
   std::unique_ptr<ZSTD_DDict, DDictDeleter> ddict;
+  std::optional<static_codec::StaticTable> static_table;  // version 4
+
+  // Version 4: the value of slot i (a code checked against the symbol table).
+  [[nodiscard]] Result<DtmValue> static_value(std::uint64_t i) const {
+    auto code = static_table->code_at(file.bytes(), i);
+    if (!code) return code.error();
+    if (*code >= symbols.size())
+      return corrupt(name, header.symbol_table_offset(), "symbol_table", "code " + std::to_string(*code) + " past the table");
+    return symbols[*code];
+  }
 
   // Guarded pool of decoder scratch so that const methods may run concurrently.
   mutable std::mutex pool_mutex;
@@ -131,6 +143,12 @@ Status TableFile::Impl::validate_metadata() {
     seen[raw] = true;
     symbols.push_back(DtmValue::from_raw(raw));
   }
+  if (header.version >= 4) {
+    auto parsed = static_codec::StaticTable::parse(bytes, header, name);
+    if (!parsed) return parsed.error();
+    static_table.emplace(std::move(*parsed));
+    return {};
+  }
   if (header.dictionary_size > 0) {
     ddict.reset(ZSTD_createDDict(bytes.data() + header.dictionary_offset(), header.dictionary_size));
     if (!ddict) return corrupt(name, header.dictionary_offset(), "dictionary", "zstd rejects the dictionary");
@@ -188,9 +206,11 @@ const std::string& TableFile::name() const { return impl_->name; }
 void TableFile::advise_random_access() const { impl_->file.advise_random_access(); }
 std::uint64_t TableFile::file_size() const { return impl_->header.file_size; }
 std::uint64_t TableFile::block_count() const { return impl_->header.block_count; }
-std::uint32_t TableFile::values_per_block() const { return impl_->header.block_values; }
+std::uint32_t TableFile::values_per_block() const {
+  return impl_->static_table ? static_codec::kNominalReadValues : impl_->header.block_values;
+}
 std::uint32_t TableFile::symbol_count() const { return impl_->header.symbol_count; }
-std::uint32_t TableFile::dictionary_size() const { return impl_->header.dictionary_size; }
+std::uint32_t TableFile::dictionary_size() const { return impl_->static_table ? 0 : impl_->header.dictionary_size; }
 std::uint32_t TableFile::format_version() const { return impl_->header.version; }
 bool TableFile::stores(chess::Color side_to_move) const {
   return impl_->header.sides() == 2 || impl_->header.stored_side == index_of(side_to_move);
@@ -198,10 +218,13 @@ bool TableFile::stores(chess::Color side_to_move) const {
 chess::Color TableFile::stored_side() const { return chess::Color(impl_->header.stored_side); }
 bool TableFile::capture_resolved() const { return impl_->header.value_encoding == layout::kValueEncodingResolved; }
 BlockCodec TableFile::codec() const {
+  if (impl_->header.codec == layout::kCodecStatic) return BlockCodec::kStatic;
   return impl_->header.codec == layout::kCodecLzma2 ? BlockCodec::kLzma2 : BlockCodec::kZstd;
 }
 
 Result<DtmValue> TableFile::value(chess::Color side_to_move, std::uint64_t index) const {
+  const Impl& im = *impl_;
+  if (im.static_table && index < im.header.info.positions_per_side && stores(side_to_move)) return im.static_value(index);
   auto v = values(side_to_move, index, 1);
   if (!v) return v.error();
   return v->front();
@@ -219,6 +242,17 @@ Result<std::vector<DtmValue>> TableFile::values(chess::Color side_to_move, std::
                                                        (im.header.stored_side == 0 ? "white" : "black") + " to move");
   std::vector<DtmValue> out;
   out.reserve(count);
+  if (im.static_table) {
+    std::vector<std::uint16_t> codes;
+    codes.reserve(count);
+    if (Status st = im.static_table->codes(im.file.bytes(), first, count, codes); !st) return st.error();
+    for (const std::uint16_t c : codes) {
+      if (c >= im.symbols.size())
+        return corrupt(im.name, im.header.symbol_table_offset(), "symbol_table", "code " + std::to_string(c) + " past the table");
+      out.push_back(im.symbols[c]);
+    }
+    return out;
+  }
   Impl::Scratch s = im.acquire();
   Status st;
   const std::uint64_t side_base =
@@ -240,6 +274,7 @@ Result<std::vector<DtmValue>> TableFile::values(chess::Color side_to_move, std::
 
 Status TableFile::check_block_checksum(std::uint64_t block) const {
   const Impl& im = *impl_;
+  if (im.static_table) return im.static_table->check_block(im.file.bytes(), block);
   if (block >= im.header.block_count)
     return make_error(ErrorCode::kInvalidArgument, im.name + ": no block " + std::to_string(block));
   const auto ref = im.block_ref(block);
@@ -250,6 +285,7 @@ Status TableFile::check_block_checksum(std::uint64_t block) const {
 
 Status TableFile::verify() const {
   const Impl& im = *impl_;
+  if (im.static_table) return im.static_table->verify(im.file.bytes());
   Impl::Scratch s = im.acquire();
   Status st;
   for (std::uint64_t b = 0; b < im.header.block_count && st; ++b) {

@@ -18,6 +18,7 @@
 #include "formats/lzma_block.h"
 #include "formats/table_file.h"
 #include "formats/table_layout.h"
+#include "formats/table_static_codec.h"
 
 namespace tbkit::formats {
 namespace {
@@ -188,7 +189,7 @@ Status check_options(const TableWriteOptions& o) {
       (o.lzma_large_block_bytes < layout::kMinBlockBytes || o.lzma_large_block_bytes > layout::kMaxBlockBytes))
     return make_error(ErrorCode::kInvalidArgument, "table options: lzma_large_block_bytes must be 0 or 256..4194304");
   if (o.format_version < layout::kOldestVersion || o.format_version > layout::kVersion)
-    return make_error(ErrorCode::kInvalidArgument, "table options: format_version must be 1, 2 or 3");
+    return make_error(ErrorCode::kInvalidArgument, "table options: format_version must be 1, 2, 3 or 4");
   if (o.codec == BlockCodec::kLzma2 && o.format_version < 2)
     return make_error(ErrorCode::kInvalidArgument, "table options: LZMA2 blocks need format version 2");
   const bool zstd = o.codec == BlockCodec::kZstd;
@@ -324,6 +325,8 @@ Result<TableEncoder> TableEncoder::create(const TableInfo& info, std::span<const
 Result<TableEncoder> TableEncoder::create(const TableInfo& info, const OneSide& side, const TableWriteOptions& options) {
   if (auto st = layout::check_info(info); !st) return st.error();
   if (auto st = check_options(options); !st) return st.error();
+  if (options.format_version == 4)
+    return make_error(ErrorCode::kInvalidArgument, "table encoder: format version 4 is coded whole (encode_table)");
   if (side.values.size() != info.positions_per_side)
     return make_error(ErrorCode::kInvalidArgument, "table values: the side needs positions_per_side values");
   if (!side.freedom.empty() && side.freedom.size() != side.values.size())
@@ -345,6 +348,8 @@ Result<TableEncoder> TableEncoder::create_from_counts(const TableInfo& info, che
                                                       const TableWriteOptions& options) {
   if (auto st = layout::check_info(info); !st) return st.error();
   if (auto st = check_options(options); !st) return st.error();
+  if (options.format_version == 4)
+    return make_error(ErrorCode::kInvalidArgument, "table encoder: format version 4 is coded whole (encode_table)");
   if (counts.size() != 65536)
     return make_error(ErrorCode::kInvalidArgument, "table encoder: counts needs one entry per raw value (65536)");
   if (options.dictionary_bytes > 0)
@@ -530,6 +535,10 @@ Result<std::vector<std::byte>> encode_table(const TableInfo& info, std::span<con
 }
 
 Result<std::vector<std::byte>> encode_table(const TableInfo& info, const OneSide& side, const TableWriteOptions& options) {
+  if (options.format_version == 4) {
+    if (auto st = check_options(options); !st) return st.error();
+    return static_codec::encode_static_table(info, side, options);
+  }
   auto encoder = TableEncoder::create(info, side, options);
   if (!encoder) return encoder.error();
   return encode_all(*encoder);

@@ -449,6 +449,13 @@ StoredValues stored_values(const SolvedTable& table, const StoredSide& stored, t
 Result<std::vector<std::byte>> encode_stored_side(const SolvedTable& table, const StoredSide& stored,
                                                   const formats::TableInfo& info,
                                                   const formats::TableWriteOptions& options, tbb::task_arena& arena) {
+  if (options.format_version == 4) {
+    // One static model for the whole table: coded whole, not block by block.
+    const StoredValues values = stored_values(table, stored, arena);
+    const formats::OneSide one{stored.side, {values.values.data(), values.values.size()},
+                               {values.freedom.data(), values.freedom.size()}};
+    return formats::encode_table(info, one, options);
+  }
   if (options.dictionary_bytes == 0) {
     const std::pair<std::uint64_t, std::uint64_t> whole{0, table.scheme.size()};
     std::vector<std::uint64_t> counted;

@@ -50,6 +50,7 @@ struct Table {
   int stored_side = -1;      // format version 3: the one side the file stores; -1: both
   bool resolved = false;     // capture-resolved values (better_of with the best conversion)
   bool symmetric = false;    // the unstored side is the stored one colour-flipped
+  bool in_place = false;     // format version 4: values decoded from the mapping, no block cache
   std::uint64_t pages_per_block = 0;
   std::unique_ptr<BlockCache::PageHints[]> hints;
 };
@@ -147,10 +148,11 @@ struct Tablebase::Impl {
     t.symmetric = t.material.is_symmetric();
     t.positions = info.positions_per_side;
     t.values_per_block = file->values_per_block();
+    t.in_place = file->codec() == formats::BlockCodec::kStatic;
     t.blocks_per_side = (t.positions + t.values_per_block - 1) / t.values_per_block;
     t.page_values = std::min<std::uint64_t>(BlockCache::kPageValues, t.values_per_block);
     t.pages_per_block = (t.values_per_block + t.page_values - 1) / t.page_values;
-    t.hints = std::make_unique<BlockCache::PageHints[]>(2 * t.blocks_per_side * t.pages_per_block);
+    if (!t.in_place) t.hints = std::make_unique<BlockCache::PageHints[]>(2 * t.blocks_per_side * t.pages_per_block);
     t.scheme = std::move(scheme);
     t.file = std::move(*file);
   }
@@ -168,6 +170,7 @@ struct Tablebase::Impl {
 
   Result<DtmValue> read(const Table& t, Color side, std::uint64_t index) const {
     const std::uint64_t slot = t.order->to_storage(index);
+    if (t.in_place) return t.file->value(side, slot);
     const std::uint64_t block = slot / t.values_per_block;
     const std::uint64_t within = slot - block * t.values_per_block;
     const std::uint64_t page_in_block = within / t.page_values;

@@ -16,7 +16,7 @@ struct GoldenTable {
   formats::TableInfo info;
   formats::TableWriteOptions options;
   int value_range = 0;  // distinct win/loss depths: > 128 gives 16-bit symbols
-  int stored_side = -1; // version 3: the one side stored (0 White, 1 Black); -1: both
+  int stored_side = -1; // versions 3, 4: the one side stored (0 White, 1 Black); -1: both
   bool resolved = false;  // version 3: with golden_freedom (capture-resolved)
 };
 
@@ -40,6 +40,11 @@ inline std::vector<GoldenTable> golden_tables() {
   zstd3.block_bytes = 512;
   zstd3.codec = formats::BlockCodec::kZstd;
   zstd3.compression_level = 19;
+  // Version 4: one side, one static pair + Huffman model, tiny blocks.
+  formats::TableWriteOptions static64;
+  static64.format_version = 4;
+  formats::TableWriteOptions static32 = static64;
+  static32.static_block_bytes = 32;
   return {
       {"v1-8bit.tbk", {"KQvK", 1, 3000, "tbkit golden", 1763769600}, small, 20},
       {"v1-16bit.tbk", {"KRPvKR", 2, 1500, "tbkit golden", 0}, small, 300},
@@ -50,6 +55,8 @@ inline std::vector<GoldenTable> golden_tables() {
       {"v3-lzma-resolved.tbk", {"KQvKR", 1, 3000, "tbkit golden v3", 1763769600}, lzma, 20, 1, true},
       {"v3-lzma-16bit.tbk", {"KRPvKR", 2, 4000, "tbkit golden v3", 0}, lzma, 600, 0, true},
       {"v3-zstd-exact.tbk", {"KBNvK", 3, 3000, "tbkit golden v3", 0}, zstd3, 40, 0, false},
+      {"v4-static-resolved.tbk", {"KQvKR", 1, 3000, "tbkit golden v4", 1763769600}, static64, 20, 1, true},
+      {"v4-static-16bit.tbk", {"KRPvKR", 2, 2000, "tbkit golden v4", 0}, static32, 600, 0, true},
   };
 }
 

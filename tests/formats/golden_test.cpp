@@ -34,7 +34,7 @@ std::set<std::string> tbk_files(const std::filesystem::path& dir) {
 
 }  // namespace
 
-TEST_CASE("Golden v1, v2 and v3 table files keep reading", "[formats][golden]") {
+TEST_CASE("Golden v1 to v4 table files keep reading", "[formats][golden]") {
   // Every golden file is checked below, and no listed one is missing.
   std::set<std::string> listed;
   for (const auto& t : golden::golden_tables()) listed.insert(t.file);
@@ -79,6 +79,9 @@ TEST_CASE("Golden v1, v2 and v3 table files keep reading", "[formats][golden]") 
   CHECK(TableFile::open(kGolden / "v3-lzma-resolved.tbk")->stored_side() == chess::Color::kBlack);
   CHECK(TableFile::open(kGolden / "v3-lzma-16bit.tbk")->symbol_count() > 256);
   CHECK(TableFile::open(kGolden / "v3-zstd-exact.tbk")->codec() == BlockCodec::kZstd);
+  CHECK(TableFile::open(kGolden / "v4-static-resolved.tbk")->format_version() == 4);
+  CHECK(TableFile::open(kGolden / "v4-static-resolved.tbk")->codec() == BlockCodec::kStatic);
+  CHECK(TableFile::open(kGolden / "v4-static-16bit.tbk")->symbol_count() > 256);
   // A resolved file stores some values below the golden ones (the writer's filling).
   const auto t = golden::golden_tables()[6];
   auto resolved = TableFile::open(kGolden / t.file);

@@ -48,14 +48,15 @@ int main(int argc, char** argv) {
       return 3;
     }
   }
-  // Damaged copies of the 8-bit golden files of both versions.
+  // Damaged copies of the 8-bit golden files of each version.
   const auto good = read_bytes(root / "tests/golden/v1-8bit.tbk");
   const auto good2 = read_bytes(root / "tests/golden/v2-lzma-8bit.tbk");
   const auto good3 = read_bytes(root / "tests/golden/v3-lzma-resolved.tbk");
+  const auto good4 = read_bytes(root / "tests/golden/v4-static-resolved.tbk");
   const auto errors = root / "tests/golden-errors";
   auto variant = [&](const char* name, auto&& damage) {
     const std::string_view n(name);
-    auto bytes = n.starts_with("v3-") ? good3 : n.starts_with("v2-") ? good2 : good;
+    auto bytes = n.starts_with("v4-") ? good4 : n.starts_with("v3-") ? good3 : n.starts_with("v2-") ? good2 : good;
     damage(bytes);
     return write_bytes(errors / name, bytes);
   };
@@ -64,7 +65,7 @@ int main(int argc, char** argv) {
   ok &= variant("truncated-header.tbk", [](auto& v) { v.resize(100); });
   ok &= variant("empty.tbk", [](auto& v) { v.clear(); });
   ok &= variant("bad-magic.tbk", [](auto& v) { v[0] = std::byte{'X'}; });
-  ok &= variant("wrong-version.tbk", [](auto& v) { formats::store_le<std::uint32_t>(&v[8], 4); });
+  ok &= variant("wrong-version.tbk", [](auto& v) { formats::store_le<std::uint32_t>(&v[8], 5); });
   ok &= variant("bad-header-checksum.tbk", [](auto& v) { v[40] = std::byte{'X'}; });  // in the generator text
   ok &= variant("bad-metadata-checksum.tbk", [](auto& v) { v[128] ^= std::byte{0x01}; });  // first symbol
   ok &= variant("bad-block-checksum.tbk", [](auto& v) { v[v.size() - 3] ^= std::byte{0x10}; });  // last block
@@ -107,6 +108,22 @@ int main(int argc, char** argv) {
   // Capture-resolved values exist only from version 3 on.
   ok &= variant("v2-resolved-encoding.tbk", [&](auto& v) {
     formats::store_le<std::uint32_t>(&v[92], 2);
+    header_crc(v);
+  });
+  // Version 4: truncated; a data byte damaged (found by the chunk checksum, at the first read of the
+  // chunk); another codec; a model byte damaged with the metadata checksum redone (the model's
+  // own validation must notice).
+  ok &= variant("v4-truncated.tbk", [](auto& v) { v.resize(v.size() - 7); });
+  ok &= variant("v4-bad-chunk-checksum.tbk", [](auto& v) { v[v.size() - 40] ^= std::byte{0x08}; });
+  ok &= variant("v4-lzma-codec.tbk", [&](auto& v) {
+    v[106] = std::byte{2};
+    header_crc(v);
+  });
+  ok &= variant("v4-bad-model.tbk", [&](auto& v) {
+    const std::size_t model = 128 + 2 * formats::load_le<std::uint32_t>(&v[100]);
+    const std::size_t data = model + formats::load_le<std::uint32_t>(&v[108]);
+    v[model + 1] = std::byte{2};  // the record's block size: 2^2 bytes
+    formats::store_le<std::uint32_t>(&v[120], formats::crc32c(std::span(v).subspan(128, data - 128)));
     header_crc(v);
   });
   return ok ? 0 : 3;

@@ -13,11 +13,19 @@
 // measure_table_sizes --fill DIR 'SPEC;SPEC...' [MAX_MEN | MATERIAL...]: format version 3 writer
 // variants (SPEC: key=value overrides, see parse_fill_variant) on the side the writer picks;
 // checks every stored value against its slot's freedom; prints per-table and total bytes.
+//
+// measure_table_sizes --static DIR [MAX_MEN | MATERIAL...] [--blocks B,B,...]: format version 4 (one
+// static pair + Huffman model per table, blocks of B bytes; default 64,256,1024,4096) against the
+// files in DIR: per table, the stored side the version-3 writer picks (its side, storage order and
+// slot freedoms), coded at each block size, read back through TableFile and checked against the
+// freedoms; prints per-table bytes beside the size of DIR's file, then the totals and the rate of
+// random TableFile::value reads (20,000 a table, after the whole table was read once).
 #include <time.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <random>
 #include <string>
 #include <thread>
@@ -25,6 +33,7 @@
 
 #include <tbb/parallel_for.h>
 
+#include "formats/byte_order.h"
 #include "formats/table_file.h"
 #include "gen/one_side.h"
 #include "gen/solver.h"
@@ -276,6 +285,87 @@ int measure_fill(const std::string& dir, const std::vector<model::Material>& wan
   return 0;
 }
 
+// The --static mode (see the top of this file).
+int measure_static(const std::string& dir, const std::vector<model::Material>& wanted,
+                   const std::vector<std::uint32_t>& block_sizes) {
+  tbb::task_arena arena(int(std::max(1U, std::thread::hardware_concurrency())));
+  std::vector<std::uint64_t> totals(block_sizes.size(), 0);
+  std::vector<double> cpu(block_sizes.size(), 0);
+  std::uint64_t file_total = 0, values_total = 0, read_sum = 0;
+  std::vector<double> read_cpu(block_sizes.size(), 0);
+  std::vector<std::uint64_t> read_count(block_sizes.size(), 0);
+  for (const model::Material& m : wanted) {
+    gen::TableSet set;
+    if (Status st = set.load_with_dependencies(dir, m, arena); !st) {
+      std::fprintf(stderr, "measure_table_sizes: %s\n", st.error().message.c_str());
+      return 1;
+    }
+    const std::filesystem::path path = std::filesystem::path(dir) / (m.name() + ".dtm");
+    std::error_code ec;
+    const std::uint64_t file_bytes = std::filesystem::file_size(path, ec);
+    if (ec) {
+      std::fprintf(stderr, "measure_table_sizes: %s: %s\n", path.string().c_str(), ec.message().c_str());
+      return 1;
+    }
+    const gen::SolvedTable& t = *set.find(m);
+    const gen::StoredSide pick = gen::choose_stored_side(t, set, arena);
+    const TableInfo info{m.name(), pick.order.file_id(), t.scheme.size(), "tbkit measure", 0};
+    const gen::StoredValues stored = gen::stored_values(t, pick, arena);
+    const std::span<const DtmValue> pv(stored.values.data(), stored.values.size());
+    const std::span<const SlotFreedom> pf(stored.freedom.data(), stored.freedom.size());
+    std::string line = "{\"table\": \"" + m.name() + "\", \"file\": " + std::to_string(file_bytes);
+    for (std::size_t k = 0; k < block_sizes.size(); ++k) {
+      TableWriteOptions o;
+      o.format_version = 4;
+      o.static_block_bytes = block_sizes[k];
+      const double t0 = cpu_seconds();
+      auto bytes = encode_table(info, OneSide{pick.side, pv, pf}, o);
+      cpu[k] += cpu_seconds() - t0;
+      if (!bytes) {
+        std::fprintf(stderr, "measure_table_sizes: %s\n", bytes.error().message.c_str());
+        return 1;
+      }
+      auto file = TableFile::open_memory(*bytes, info.material);
+      auto back = file ? file->values(pick.side, 0, pv.size()) : Result<std::vector<DtmValue>>(file.error());
+      for (std::uint64_t i = 0; back && i < pv.size(); ++i) {
+        if (pv[i].is_illegal() || pf[i] == SlotFreedom::kAny) continue;
+        const DtmValue got = (*back)[i];
+        const bool ok = pf[i] == SlotFreedom::kExact ? got == pv[i] : preference_of(got) <= preference_of(pv[i]);
+        if (!ok) back = make_error(ErrorCode::kCorrupt, "slot " + std::to_string(i) + " breaks its freedom");
+      }
+      if (!back) {
+        std::fprintf(stderr, "measure_table_sizes: %s (%u-byte blocks): %s\n", m.name().c_str(), block_sizes[k],
+                     back.error().message.c_str());
+        return 1;
+      }
+      // Random single-value reads after the whole read above (every chunk checksum checked).
+      std::mt19937_64 rng(7);
+      std::uint64_t sum = 0;
+      const int reads = 20000;
+      const double r0 = cpu_seconds();
+      for (int r = 0; r < reads; ++r) sum += file->value(pick.side, rng() % pv.size())->raw();
+      read_cpu[k] += cpu_seconds() - r0;
+      read_count[k] += reads;
+      read_sum += sum;
+      totals[k] += bytes->size();
+      line += ", \"v4_" + std::to_string(block_sizes[k]) + "\": " + std::to_string(bytes->size()) + ", \"block_" +
+              std::to_string(block_sizes[k]) + "\": " + std::to_string(load_le<std::uint32_t>(bytes->data() + 96));
+    }
+    file_total += file_bytes;
+    values_total += pv.size();
+    std::printf("%s}\n", line.c_str());
+    std::fflush(stdout);
+  }
+  std::printf("{\"tables\": %zu, \"values\": %llu, \"files_bytes\": %llu}\n", wanted.size(),
+              static_cast<unsigned long long>(values_total), static_cast<unsigned long long>(file_total));
+  for (std::size_t k = 0; k < block_sizes.size(); ++k)
+    std::printf("{\"block_bytes\": %u, \"total_bytes\": %llu, \"vs_files\": %.4f, \"encode_cpu_s\": %.2f, "
+                "\"value_reads_per_cpu_s\": %.0f, \"read_sum\": %llu}\n",
+                block_sizes[k], static_cast<unsigned long long>(totals[k]), double(totals[k]) / double(file_total), cpu[k],
+                double(read_count[k]) / read_cpu[k], static_cast<unsigned long long>(read_sum));
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -283,9 +373,20 @@ int main(int argc, char** argv) {
   std::vector<std::string> only;
   std::string dir, sides_dir, fill_dir;
   std::vector<std::string> fill_specs;
+  std::string static_dir;
+  std::vector<std::uint32_t> block_sizes;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    if (a == "--sides" && i + 1 < argc) {
+    if (a == "--static" && i + 1 < argc) {
+      static_dir = argv[++i];
+    } else if (a == "--blocks" && i + 1 < argc) {
+      const std::string list = argv[++i];
+      for (std::size_t s = 0; s < list.size();) {
+        const auto e = std::min(list.find(',', s), list.size());
+        block_sizes.push_back(std::uint32_t(std::stoul(list.substr(s, e - s))));
+        s = e + 1;
+      }
+    } else if (a == "--sides" && i + 1 < argc) {
       sides_dir = argv[++i];
     } else if (a == "--fill" && i + 2 < argc) {
       fill_dir = argv[++i];
@@ -316,6 +417,10 @@ int main(int argc, char** argv) {
   }
   if (wanted.empty()) wanted = model::all_materials(4);
   if (!fill_dir.empty()) return measure_fill(fill_dir, wanted, fill_specs);
+  if (!static_dir.empty()) {
+    if (block_sizes.empty()) block_sizes = {64, 256, 1024, 4096};
+    return measure_static(static_dir, wanted, block_sizes);
+  }
   if (!sides_dir.empty()) {
     const std::string name = only.empty() ? "lzma9-block1024k" : only.front();
     for (const Variant& v : all_variants())

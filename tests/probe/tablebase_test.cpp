@@ -182,6 +182,39 @@ TEST_CASE("Both-sides files (format 2, the default): one block per cold probe, t
   }
 }
 
+TEST_CASE("Format version 4 files: the same answers as version 3, read in place with no block decoded", "[probe][format4]") {
+  std::vector<std::string> materials = kMaterials;
+  materials.push_back("KBNvK");
+  static const auto v3_dir = testing::generate_small_tables(materials, "v3", 3);
+  static const auto v4_dir = testing::generate_small_tables(materials, "v4", 4);
+  auto v3 = Tablebase::open({v3_dir});
+  auto v4 = Tablebase::open({v4_dir});
+  REQUIRE(v3.ok());
+  REQUIRE(v4.ok());
+  std::mt19937_64 rng(11);
+  int wins = 0;
+  for (const auto& name : materials) {
+    const auto m = *model::Material::parse(name);
+    auto file = formats::TableFile::open(gen::table_path(v4_dir, m));
+    REQUIRE(file.ok());
+    CHECK(file->format_version() == 4);
+    for (int i = 0; i < 1500; ++i) {
+      const Position pos = testing::random_position(i % 2 ? m.flipped() : m, rng);
+      auto a = v4->probe(pos);
+      auto b = v3->probe(pos);
+      REQUIRE(a.ok());
+      REQUIRE(b.ok());
+      INFO(name << " " << to_fen(pos));
+      CHECK(*a == *b);
+      wins += a->is_win();
+    }
+  }
+  CHECK(wins > 1000);
+  CHECK(v4->cache_stats().blocks_decoded == 0);
+  CHECK(v4->cache_stats().files_opened == materials.size());
+  CHECK(v3->cache_stats().blocks_decoded > 0);
+}
+
 TEST_CASE("Checkmate, stalemate and bare kings are answered with or without a table", "[probe]") {
   auto tb = Tablebase::open({tables_dir()});
   REQUIRE(tb.ok());

@@ -1,0 +1,336 @@
+// Pair-symbol + canonical Huffman decoding (formats/pair_decoder.h).
+#include "formats/pair_decoder.h"
+
+#include <algorithm>
+
+#include "formats/byte_order.h"
+
+namespace tbkit::formats::syzygy {
+namespace {
+
+constexpr int kMaxCodeLength = 32;       // the decoder refills 32 bits whenever 32 or fewer remain
+constexpr int kMaxSymbols = 4095;        // 12-bit symbols; 0xFFF marks a leaf
+constexpr int kMaxExpansion = 255;       // values per symbol minus one, as readers store it (a byte)
+constexpr int kMinBlockLog = 3;          // a block holds at least the first 64 bits read
+constexpr int kMaxBlockLog = 20;
+constexpr int kMaxSpanLog = 40;
+
+std::uint64_t load_be64(const std::byte* p) {
+  std::uint64_t v = 0;
+  for (int i = 0; i < 8; ++i) v = (v << 8) | std::uint8_t(p[i]);
+  return v;
+}
+std::uint32_t load_be32(const std::byte* p) {
+  std::uint32_t v = 0;
+  for (int i = 0; i < 4; ++i) v = (v << 8) | std::uint8_t(p[i]);
+  return v;
+}
+
+std::uint16_t tree_left(const std::byte* e) { return std::uint16_t(std::uint8_t(e[0]) | ((std::uint8_t(e[1]) & 0xF) << 8)); }
+std::uint16_t tree_right(const std::byte* e) { return std::uint16_t((std::uint8_t(e[1]) >> 4) | (std::uint8_t(e[2]) << 4)); }
+
+// The symbol and length of the code at the top of `bits` when it is at most `room` bits long and
+// names a symbol of the table (the bits after a code do not change which base it passes, since each
+// base is zero below its length); length 0 otherwise. Needs s.base, s.lowest, s.symbol_count.
+SubtableLayout::FastCode short_code(const SubtableLayout& s, std::uint64_t bits, int room) {
+  std::size_t len = 0;
+  while (bits < s.base[len]) ++len;
+  const int length = int(len) + s.min_len;
+  if (length > room) return {};
+  const std::size_t sym = std::size_t((bits - s.base[len]) >> (64 - length)) + s.lowest[len];
+  if (sym >= s.symbol_count) return {};  // left to the slow path, which reports it
+  return {std::uint16_t(sym), std::uint8_t(length)};
+}
+
+// Fills s.fast from the validated code and expansions.
+void build_fast_codes(SubtableLayout& s) {
+  constexpr int kBits = SubtableLayout::kFastCodeBits;
+  s.fast.assign(std::size_t{1} << kBits, {});
+  for (std::size_t v = 0; v < s.fast.size(); ++v) {
+    const std::uint64_t bits = std::uint64_t(v) << (64 - kBits);
+    SubtableLayout::FastCode& f = s.fast[v];
+    f = short_code(s, bits, kBits);
+    for (int at = 0;;) {
+      const auto c = short_code(s, bits << at, kBits - at);
+      if (c.length == 0) break;
+      at += c.length;
+      f.run_bits = std::uint8_t(at);
+      f.run_values = std::uint16_t(f.run_values + s.expands[c.symbol] + 1);
+    }
+  }
+}
+
+// Values per symbol, children first (depth-first with an explicit stack; the file's symbol order
+// is the Huffman order, not the order pairs were made in). A symbol met again while its own
+// expansion is under way closes a cycle.
+Status count_expansions(SubtableLayout& s, std::span<const std::byte> bytes, int max_leaf, const char* leaf_name,
+                        const std::string& name, const std::string& where) {
+  enum : std::uint8_t { kNew, kOpen, kDone };
+  std::vector<std::uint8_t> state(s.symbol_count, kNew);
+  s.expands.assign(s.symbol_count, 0);
+  std::vector<std::size_t> stack;
+  const auto entry = [&](std::size_t sym) { return bytes.data() + s.tree + kTreeEntrySize * sym; };
+  for (std::size_t root = 0; root < s.symbol_count; ++root) {
+    if (state[root] != kNew) continue;
+    stack.push_back(root);
+    while (!stack.empty()) {
+      const std::size_t sym = stack.back();
+      const std::size_t left = tree_left(entry(sym));
+      const std::size_t right = tree_right(entry(sym));
+      if (right == 0xFFF) {
+        if (left > std::size_t(max_leaf))
+          return pair_code_fault(name, s.tree + kTreeEntrySize * sym,
+                                 std::string(leaf_name) + " " + std::to_string(left) + " > " + std::to_string(max_leaf) + where);
+        state[sym] = kDone;
+        stack.pop_back();
+        continue;
+      }
+      if (left >= s.symbol_count || right >= s.symbol_count)
+        return pair_code_fault(name, s.tree + kTreeEntrySize * sym, "pair symbol names a symbol past the table" + where);
+      if (state[sym] == kNew) {
+        state[sym] = kOpen;
+        for (std::size_t child : {left, right}) {
+          if (state[child] == kOpen) return pair_code_fault(name, s.tree + kTreeEntrySize * sym, "pair tree has a cycle" + where);
+          if (state[child] == kNew) stack.push_back(child);
+        }
+        continue;
+      }
+      if (state[sym] == kOpen) {
+        const int total = s.expands[left] + s.expands[right] + 1;
+        if (total > kMaxExpansion) return pair_code_fault(name, s.tree + kTreeEntrySize * sym, "symbol expands to too many values" + where);
+        s.expands[sym] = std::uint16_t(total);
+        state[sym] = kDone;
+      }
+      stack.pop_back();
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
+Error pair_code_fault(const std::string& name, std::size_t offset, const std::string& what) {
+  return make_error(ErrorCode::kCorrupt, name + ": byte " + std::to_string(offset) + ": " + what);
+}
+
+Status read_pair_code(std::span<const std::byte> bytes, std::size_t& pos, std::size_t end, std::uint64_t size,
+                      int max_leaf, const char* leaf_name, const std::string& name, const std::string& where,
+                      SubtableLayout& s) {
+  Cursor in{bytes, pos, end};
+  const std::size_t at = pos - 1;  // the flags byte
+  if (!in.has(10)) return pair_code_fault(name, at, "truncated in the compression record" + where);
+  const int block_log = in.u8();
+  const int span_log = in.u8();
+  const int padding = in.u8();
+  s.block_count = in.u32();
+  s.max_len = in.u8();
+  s.min_len = in.u8();
+  if (block_log < kMinBlockLog || block_log > kMaxBlockLog)
+    return pair_code_fault(name, at + 1, "block size 2^" + std::to_string(block_log) + " out of range" + where);
+  if (span_log > kMaxSpanLog) return pair_code_fault(name, at + 2, "sparse index span 2^" + std::to_string(span_log) + " out of range" + where);
+  if (s.block_count == 0) return pair_code_fault(name, at + 4, "no blocks" + where);
+  if (s.min_len < 1 || s.max_len < s.min_len || s.max_len > kMaxCodeLength)
+    return pair_code_fault(name, at + 8, "code lengths " + std::to_string(s.min_len) + ".." + std::to_string(s.max_len) + " out of range" + where);
+  s.block_size = 1U << block_log;
+  s.span = std::uint64_t{1} << span_log;
+  s.span_log = std::uint8_t(span_log);
+  s.block_length_count = s.block_count + std::uint32_t(padding);
+  s.sparse_count = (size + s.span - 1) / s.span;
+
+  const int lengths = s.max_len - s.min_len + 1;
+  if (!in.has(std::size_t(lengths) * 2 + 2)) return pair_code_fault(name, in.pos, "truncated in the Huffman code" + where);
+  s.lowest_sym = in.pos;
+  std::vector<std::uint64_t> lowest(static_cast<std::size_t>(lengths));
+  for (auto& l : lowest) l = in.u16();
+  s.lowest.assign(lowest.begin(), lowest.end());
+  // Canonical code: longer codes have lower values. base[i] is the lowest code of length
+  // min_len + i; it follows from the lowest symbols of consecutive lengths.
+  s.base.assign(std::size_t(lengths), 0);
+  for (int i = lengths - 2; i >= 0; --i) {
+    const std::uint64_t sum = s.base[std::size_t(i + 1)] + lowest[std::size_t(i)];
+    if (sum < lowest[std::size_t(i + 1)]) return pair_code_fault(name, s.lowest_sym + 2 * std::size_t(i), "Huffman code not canonical" + where);
+    s.base[std::size_t(i)] = (sum - lowest[std::size_t(i + 1)]) / 2;
+    if (s.base[std::size_t(i)] * 2 < s.base[std::size_t(i + 1)] ||
+        s.base[std::size_t(i)] > (std::uint64_t{1} << (i + s.min_len)))
+      return pair_code_fault(name, s.lowest_sym + 2 * std::size_t(i), "Huffman code not canonical" + where);
+  }
+  for (int i = 0; i < lengths; ++i) s.base[std::size_t(i)] <<= 64 - i - s.min_len;
+
+  const std::size_t symbols_at = in.pos;
+  s.symbol_count = in.u16();
+  if (s.symbol_count == 0 || s.symbol_count > std::size_t(kMaxSymbols))
+    return pair_code_fault(name, symbols_at, std::to_string(s.symbol_count) + " symbols out of range" + where);
+  for (int i = 0; i < lengths; ++i)
+    if (lowest[std::size_t(i)] > s.symbol_count)
+      return pair_code_fault(name, s.lowest_sym + 2 * std::size_t(i), "lowest symbol past the symbol count" + where);
+  if (!in.has(s.symbol_count * kTreeEntrySize)) return pair_code_fault(name, in.pos, "truncated in the pair tree" + where);
+  s.tree = in.pos;
+  if (Status st = count_expansions(s, bytes, max_leaf, leaf_name, name, where); !st) return st.error();
+  build_fast_codes(s);
+  in.pos += s.symbol_count * kTreeEntrySize;
+  if (in.pos & 1) {
+    if (!in.has(1)) return pair_code_fault(name, in.pos, "truncated at record padding" + where);
+    ++in.pos;
+  }
+  pos = in.pos;
+  return {};
+}
+
+Status check_block_tables(std::span<const std::byte> bytes, const SubtableLayout& s, std::uint64_t size,
+                          const std::string& name) {
+  // Every value of the subtable must lie in a block, and the sparse index must point into the table.
+  std::uint64_t values = 0;
+  for (std::uint32_t b = 0; b < s.block_count; ++b)
+    values += std::uint64_t(load_le<std::uint16_t>(bytes.data() + s.block_lengths + 2 * std::size_t(b))) + 1;
+  if (values < size)
+    return pair_code_fault(name, s.block_lengths, "blocks hold " + std::to_string(values) + " values, the subtable has " + std::to_string(size));
+  for (std::uint64_t e = 0; e < s.sparse_count; ++e) {
+    const std::byte* p = bytes.data() + s.sparse_index + kSparseEntrySize * e;
+    const std::uint32_t block = load_le<std::uint32_t>(p);
+    const std::uint16_t offset = load_le<std::uint16_t>(p + 4);
+    if (block >= s.block_length_count ||
+        offset > load_le<std::uint16_t>(bytes.data() + s.block_lengths + 2 * std::size_t(block)))
+      return pair_code_fault(name, s.sparse_index + kSparseEntrySize * e, "sparse index entry points past the block table");
+  }
+  return {};
+}
+
+Result<PairBlockPosition> locate_pair_block(const SubtableLayout& s, const std::byte* base, std::uint64_t index,
+                                            const std::string& name) {
+  const auto block_length = [&](std::uint32_t b) { return load_le<std::uint16_t>(base + s.block_lengths + 2 * std::size_t(b)); };
+
+  // The sparse entry nearest the index gives a block and an offset in it; walk to the right block.
+  const std::uint64_t k = index >> s.span_log;
+  if (k >= s.sparse_count) return pair_code_fault(name, s.sparse_index, "index past the sparse index");
+  const std::byte* entry = base + s.sparse_index + kSparseEntrySize * k;
+  std::uint32_t block = load_le<std::uint32_t>(entry);
+  std::int64_t offset = std::int64_t(load_le<std::uint16_t>(entry + 4)) + std::int64_t(index & (s.span - 1)) - std::int64_t(s.span / 2);
+  while (offset < 0) {
+    if (block == 0) return pair_code_fault(name, s.sparse_index + kSparseEntrySize * k, "sparse index walks before the first block");
+    offset += std::int64_t(block_length(--block)) + 1;
+  }
+  while (offset > std::int64_t(block_length(block))) {
+    offset -= std::int64_t(block_length(block)) + 1;
+    if (++block >= s.block_count) return pair_code_fault(name, s.block_lengths, "sparse index walks past the last block");
+  }
+  if (block >= s.block_count) return pair_code_fault(name, s.sparse_index + kSparseEntrySize * k, "sparse index names a padding block");
+  return PairBlockPosition{block, std::uint32_t(offset)};
+}
+
+Result<int> decode_pair_in_block(const SubtableLayout& s, const std::byte* base, PairBlockPosition at,
+                                 const std::string& name) {
+  const std::uint32_t block = at.block;
+  std::int64_t offset = at.offset;
+  // Decode symbols from the block start until the one covering the offset.
+  const std::size_t block_start = s.data + std::size_t(block) * s.block_size;
+  const std::byte* p = base + block_start;
+  std::uint64_t bits = load_be64(p);
+  std::size_t next = 8;
+  int available = 64;
+  // Refills past the block's end (the last symbols need fewer bits than the buffer holds) read zeros;
+  // symbols themselves must lie inside the block.
+  const std::uint64_t block_bits = std::uint64_t{8} * s.block_size;
+  std::uint64_t consumed = 0;
+  const std::uint64_t* code_base = s.base.data();
+  const std::uint16_t* lowest = s.lowest.data();
+  const std::uint16_t* expands = s.expands.data();
+  const SubtableLayout::FastCode* fast = s.fast.data();
+  std::size_t sym = 0;
+  for (;;) {
+    // Most codes are short: one table look-up; longer ones walk the bases.
+    const SubtableLayout::FastCode f = fast[bits >> (64 - SubtableLayout::kFastCodeBits)];
+    int used = f.run_bits;
+    if (used != 0 && offset >= std::int64_t(f.run_values)) {
+      // Every value of the whole codes in these bits lies before the offset: skip them together.
+      offset -= f.run_values;
+    } else {
+      used = f.length;
+      sym = f.symbol;
+      if (used == 0) {
+        std::size_t len = 0;
+        while (bits < code_base[len]) ++len;
+        used = int(len) + s.min_len;
+        sym = std::size_t((bits - code_base[len]) >> (64 - used)) + lowest[len];
+        if (sym >= s.symbol_count) return pair_code_fault(name, block_start, "symbol " + std::to_string(sym) + " out of range in a block");
+      }
+      if (offset <= std::int64_t(expands[sym])) break;
+      offset -= std::int64_t(expands[sym]) + 1;
+    }
+    consumed += std::uint64_t(used);
+    if (consumed >= block_bits) return pair_code_fault(name, block_start, "block's symbols run past its end");
+    bits <<= used;
+    available -= used;
+    if (available <= 32) {
+      available += 32;
+      if (next + 4 <= s.block_size) bits |= std::uint64_t(load_be32(p + next)) << (64 - available);
+      next += 4;
+    }
+  }
+  // Descend the pair tree to the value at the offset.
+  const std::byte* tree = base + s.tree;
+  while (s.expands[sym] != 0) {
+    const std::size_t left = tree_left(tree + kTreeEntrySize * sym);
+    if (offset <= std::int64_t(s.expands[left])) {
+      sym = left;
+    } else {
+      offset -= std::int64_t(s.expands[left]) + 1;
+      sym = tree_right(tree + kTreeEntrySize * sym);
+    }
+  }
+  return int(tree_left(tree + kTreeEntrySize * sym));
+}
+
+Result<int> decode_pair_value(const SubtableLayout& s, const std::byte* base, std::uint64_t index,
+                              const std::string& name) {
+  auto at = locate_pair_block(s, base, index, name);
+  if (!at) return at.error();
+  return decode_pair_in_block(s, base, *at, name);
+}
+
+Result<std::uint32_t> expand_pair_block(const SubtableLayout& s, const std::byte* base, std::uint32_t block,
+                                        std::span<std::uint16_t> out, const std::string& name) {
+  if (block >= s.block_count) return pair_code_fault(name, s.block_lengths, "no block " + std::to_string(block));
+  const std::uint32_t count = std::uint32_t(load_le<std::uint16_t>(base + s.block_lengths + 2 * std::size_t(block))) + 1;
+  if (out.size() < count) return pair_code_fault(name, s.block_lengths, "block longer than the buffer");
+  const std::size_t block_start = s.data + std::size_t(block) * s.block_size;
+  const std::byte* p = base + block_start;
+  const std::byte* tree = base + s.tree;
+  const std::uint64_t block_bits = std::uint64_t{8} * s.block_size;
+  std::uint64_t bits = load_be64(p), consumed = 0;
+  std::size_t next = 8;
+  int available = 64;
+  std::uint32_t written = 0;
+  // A symbol's values, leftmost first, from an explicit stack (expansions are at most 256 values).
+  std::array<std::uint16_t, 2 * (kMaxExpansion + 1)> stack{};
+  while (written < count) {
+    std::size_t len = 0;
+    while (bits < s.base[len]) ++len;
+    const int used = int(len) + s.min_len;
+    const std::size_t sym = std::size_t((bits - s.base[len]) >> (64 - used)) + s.lowest[len];
+    if (sym >= s.symbol_count) return pair_code_fault(name, block_start, "symbol " + std::to_string(sym) + " out of range in a block");
+    std::size_t depth = 0;
+    stack[depth++] = std::uint16_t(sym);
+    while (depth > 0 && written < count) {
+      const std::uint16_t top = stack[--depth];
+      if (s.expands[top] == 0) {
+        out[written++] = tree_left(tree + kTreeEntrySize * top);
+      } else {
+        stack[depth++] = tree_right(tree + kTreeEntrySize * top);
+        stack[depth++] = tree_left(tree + kTreeEntrySize * top);
+      }
+    }
+    if (written == count) break;
+    consumed += std::uint64_t(used);
+    if (consumed >= block_bits) return pair_code_fault(name, block_start, "block's symbols run past its end");
+    bits <<= used;
+    available -= used;
+    if (available <= 32) {
+      available += 32;
+      if (next + 4 <= s.block_size) bits |= std::uint64_t(load_be32(p + next)) << (64 - available);
+      next += 4;
+    }
+  }
+  return count;
+}
+
+}  // namespace tbkit::formats::syzygy

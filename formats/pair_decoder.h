@@ -1,0 +1,136 @@
+// Decoding of the pair-symbol + canonical Huffman code the Syzygy files use (and format version 4
+// of our own table files): reading and validating a compression record's code and pair tree, the
+// block tables, and one value at an index decoded straight from the file's bytes. Internal to
+// formats/; pure functions over validated layouts, thread-safe, no allocation when decoding.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+#include <array>
+
+#include "chess/result.h"
+#include "formats/byte_order.h"
+
+namespace tbkit::formats::syzygy {
+
+inline constexpr std::size_t kSparseEntrySize = 6;  // u32 block, u16 offset
+inline constexpr std::size_t kTreeEntrySize = 3;    // two 12-bit children
+
+// Where the parts of one subtable live in the file, as validated (byte offsets into the file).
+struct SubtableLayout {
+  std::uint8_t flags = 0;
+  std::uint8_t single_value = 0;     // the value when flags has kFlagSingleValue
+  std::uint8_t min_len = 0;          // shortest Huffman code, bits
+  std::uint8_t max_len = 0;          // longest Huffman code, bits
+  std::uint32_t block_size = 0;      // bytes per compressed block
+  std::uint64_t span = 0;            // values between sparse-index entries
+  std::uint32_t block_count = 0;     // compressed blocks
+  std::uint32_t block_length_count = 0;  // entries of the block-length table (blocks + padding)
+  std::uint64_t sparse_count = 0;    // sparse-index entries
+  std::size_t lowest_sym = 0;        // u16 per code length: lowest symbol of that length
+  std::size_t symbol_count = 0;      // symbols of the pair tree
+  std::size_t tree = 0;              // 3 bytes per symbol: left and right 12-bit children
+  std::size_t sparse_index = 0;      // 6 bytes per entry: u32 block, u16 offset
+  std::size_t block_lengths = 0;     // u16 per block: values in it minus one
+  std::size_t data = 0;              // the compressed blocks (64-byte aligned)
+  // DTZ value map (flags has kFlagMapped), per class in file order win, loss, cursed win, blessed
+  // loss: file offset of the first entry and the number of entries (bytes, or u16 with kFlagWideMap).
+  std::array<std::size_t, 4> map_offset{};
+  std::array<std::uint16_t, 4> map_count{};
+  std::vector<std::uint64_t> base;   // canonical-code bases, left-aligned to 64 bits, per length
+  std::vector<std::uint16_t> expands;  // values each symbol expands to, minus one (0..65535)
+  // Decoding aids derived from the fields above at validation: span == 1 << span_log; the lowest
+  // symbol per code length (as at lowest_sym); and, by the next kFastCodeBits bits of a stream, the
+  // symbol and length of a code no longer than that (length 0: longer, decode by the bases), and
+  // the whole codes those bits hold: their bits and the values they expand to, to skip at once.
+  std::uint8_t span_log = 0;
+  std::vector<std::uint16_t> lowest;
+  struct FastCode {
+    std::uint16_t symbol = 0;
+    std::uint8_t length = 0;
+    std::uint8_t run_bits = 0;
+    std::uint16_t run_values = 0;
+  };
+  static constexpr int kFastCodeBits = 8;
+  std::vector<FastCode> fast;
+};
+
+// A read cursor over the file that reports where it fails.
+struct Cursor {
+  std::span<const std::byte> bytes;
+  std::size_t pos = 0;
+  std::size_t end = 0;  // the readable end (the checksum excluded)
+
+  [[nodiscard]] bool has(std::size_t n) const { return pos <= end && end - pos >= n; }
+  std::uint8_t u8() { return std::uint8_t(bytes[pos++]); }
+  std::uint16_t u16() {
+    const auto v = load_le<std::uint16_t>(bytes.data() + pos);
+    pos += 2;
+    return v;
+  }
+  std::uint32_t u32() {
+    const auto v = load_le<std::uint32_t>(bytes.data() + pos);
+    pos += 4;
+    return v;
+  }
+};
+
+// a + b * c without overflow; false when it overflows or passes limit.
+inline bool add_region(std::size_t& a, std::uint64_t b, std::uint64_t c, std::size_t limit) {
+  if (c != 0 && b > (std::uint64_t(-1) / c)) return false;
+  const std::uint64_t size = b * c;
+  if (size > limit || a > limit - size) return false;
+  a += std::size_t(size);
+  return true;
+}
+
+// "<name>: byte <offset>: <what>", kCorrupt.
+[[nodiscard]] Error pair_code_fault(const std::string& name, std::size_t offset, const std::string& what);
+
+// Reads the part of a compression record after its flags byte, at `pos` of `bytes` (readable up to
+// `end`): block size, sparse-index span, padding blocks, block count, code lengths, lowest symbols,
+// the pair tree and the record's padding to an even offset. Fills s's code fields (not
+// sparse_index, block_lengths, data) and advances pos. `size` is the number of values the code
+// covers; a leaf above `max_leaf` is rejected with "<leaf_name> N > max_leaf". Errors: kCorrupt,
+// naming `name`, the byte offset and `where`.
+[[nodiscard]] Status read_pair_code(std::span<const std::byte> bytes, std::size_t& pos, std::size_t end,
+                                    std::uint64_t size, int max_leaf, const char* leaf_name, const std::string& name,
+                                    const std::string& where, SubtableLayout& s);
+
+// Checks the block tables of a layout whose sparse_index, block_lengths and data are set and lie in
+// the file: the blocks hold at least `size` values and every sparse entry points into the block
+// table. Errors: kCorrupt naming `name` and the offset.
+[[nodiscard]] Status check_block_tables(std::span<const std::byte> bytes, const SubtableLayout& s, std::uint64_t size,
+                                        const std::string& name);
+
+// Where the value at an index lies: its block and its offset there.
+struct PairBlockPosition {
+  std::uint32_t block = 0;
+  std::uint32_t offset = 0;
+};
+
+// The block and offset of `index` (< the size the layout was validated for), from the sparse index
+// and the block-length table. Errors: kCorrupt (message names `name`).
+[[nodiscard]] Result<PairBlockPosition> locate_pair_block(const SubtableLayout& s, const std::byte* base,
+                                                          std::uint64_t index, const std::string& name);
+
+// The leaf value at a position locate_pair_block found: Huffman-decodes the block's symbols up to
+// the one covering the offset, then descends its pair tree. Errors: kCorrupt.
+[[nodiscard]] Result<int> decode_pair_in_block(const SubtableLayout& s, const std::byte* base, PairBlockPosition at,
+                                               const std::string& name);
+
+// Every value of block `block` into out[0..n), n = the block's value count (returned); out needs
+// room for 65536. Errors: kCorrupt (a symbol out of range, symbols past the block's end).
+[[nodiscard]] Result<std::uint32_t> expand_pair_block(const SubtableLayout& s, const std::byte* base,
+                                                      std::uint32_t block, std::span<std::uint16_t> out,
+                                                      const std::string& name);
+
+// The leaf value at `index` (< the size the layout was validated for) of the file whose bytes start
+// at `base`. Errors: kCorrupt when the compressed data is inconsistent (message names `name`).
+[[nodiscard]] Result<int> decode_pair_value(const SubtableLayout& s, const std::byte* base, std::uint64_t index,
+                                            const std::string& name);
+
+}  // namespace tbkit::formats::syzygy
