@@ -217,20 +217,46 @@ Result<PairBlockPosition> locate_pair_block(const SubtableLayout& s, const std::
   return PairBlockPosition{block, std::uint32_t(offset)};
 }
 
+namespace {
+
+// A block's bits, most significant first, in a 64-bit window refilled 32 bits at a time. Refills
+// past the block's end (the last symbols need fewer bits than the window holds) read zeros; the
+// symbols themselves must lie inside the block.
+struct BlockBits {
+  BlockBits(const std::byte* block, std::size_t block_size)
+      : p(block), size(block_size), limit(std::uint64_t{8} * block_size), bits(load_be64(block)) {}
+  // Drops `used` bits; false when the symbols would run past the block's end.
+  bool advance(int used) {
+    consumed += std::uint64_t(used);
+    if (consumed >= limit) return false;
+    bits <<= used;
+    available -= used;
+    if (available <= 32) {
+      available += 32;
+      if (next + 4 <= size) bits |= std::uint64_t(load_be32(p + next)) << (64 - available);
+      next += 4;
+    }
+    return true;
+  }
+
+  const std::byte* p;
+  std::size_t size;
+  std::uint64_t limit;
+  std::uint64_t bits;
+  std::uint64_t consumed = 0;
+  std::size_t next = 8;
+  int available = 64;
+};
+
+}  // namespace
+
 Result<int> decode_pair_in_block(const SubtableLayout& s, const std::byte* base, PairBlockPosition at,
                                  const std::string& name) {
   const std::uint32_t block = at.block;
   std::int64_t offset = at.offset;
   // Decode symbols from the block start until the one covering the offset.
   const std::size_t block_start = s.data + std::size_t(block) * s.block_size;
-  const std::byte* p = base + block_start;
-  std::uint64_t bits = load_be64(p);
-  std::size_t next = 8;
-  int available = 64;
-  // Refills past the block's end (the last symbols need fewer bits than the buffer holds) read zeros;
-  // symbols themselves must lie inside the block.
-  const std::uint64_t block_bits = std::uint64_t{8} * s.block_size;
-  std::uint64_t consumed = 0;
+  BlockBits in(base + block_start, s.block_size);
   const std::uint64_t* code_base = s.base.data();
   const std::uint16_t* lowest = s.lowest.data();
   const std::uint16_t* expands = s.expands.data();
@@ -238,7 +264,7 @@ Result<int> decode_pair_in_block(const SubtableLayout& s, const std::byte* base,
   std::size_t sym = 0;
   for (;;) {
     // Most codes are short: one table look-up; longer ones walk the bases.
-    const SubtableLayout::FastCode f = fast[bits >> (64 - SubtableLayout::kFastCodeBits)];
+    const SubtableLayout::FastCode f = fast[in.bits >> (64 - SubtableLayout::kFastCodeBits)];
     int used = f.run_bits;
     if (used != 0 && offset >= std::int64_t(f.run_values)) {
       // Every value of the whole codes in these bits lies before the offset: skip them together.
@@ -248,23 +274,15 @@ Result<int> decode_pair_in_block(const SubtableLayout& s, const std::byte* base,
       sym = f.symbol;
       if (used == 0) {
         std::size_t len = 0;
-        while (bits < code_base[len]) ++len;
+        while (in.bits < code_base[len]) ++len;
         used = int(len) + s.min_len;
-        sym = std::size_t((bits - code_base[len]) >> (64 - used)) + lowest[len];
+        sym = std::size_t((in.bits - code_base[len]) >> (64 - used)) + lowest[len];
         if (sym >= s.symbol_count) return pair_code_fault(name, block_start, "symbol " + std::to_string(sym) + " out of range in a block");
       }
       if (offset <= std::int64_t(expands[sym])) break;
       offset -= std::int64_t(expands[sym]) + 1;
     }
-    consumed += std::uint64_t(used);
-    if (consumed >= block_bits) return pair_code_fault(name, block_start, "block's symbols run past its end");
-    bits <<= used;
-    available -= used;
-    if (available <= 32) {
-      available += 32;
-      if (next + 4 <= s.block_size) bits |= std::uint64_t(load_be32(p + next)) << (64 - available);
-      next += 4;
-    }
+    if (!in.advance(used)) return pair_code_fault(name, block_start, "block's symbols run past its end");
   }
   // Descend the pair tree to the value at the offset.
   const std::byte* tree = base + s.tree;
@@ -293,20 +311,16 @@ Result<std::uint32_t> expand_pair_block(const SubtableLayout& s, const std::byte
   const std::uint32_t count = std::uint32_t(load_le<std::uint16_t>(base + s.block_lengths + 2 * std::size_t(block))) + 1;
   if (out.size() < count) return pair_code_fault(name, s.block_lengths, "block longer than the buffer");
   const std::size_t block_start = s.data + std::size_t(block) * s.block_size;
-  const std::byte* p = base + block_start;
   const std::byte* tree = base + s.tree;
-  const std::uint64_t block_bits = std::uint64_t{8} * s.block_size;
-  std::uint64_t bits = load_be64(p), consumed = 0;
-  std::size_t next = 8;
-  int available = 64;
+  BlockBits in(base + block_start, s.block_size);
   std::uint32_t written = 0;
   // A symbol's values, leftmost first, from an explicit stack (expansions are at most 256 values).
   std::array<std::uint16_t, 2 * (kMaxExpansion + 1)> stack{};
   while (written < count) {
     std::size_t len = 0;
-    while (bits < s.base[len]) ++len;
+    while (in.bits < s.base[len]) ++len;
     const int used = int(len) + s.min_len;
-    const std::size_t sym = std::size_t((bits - s.base[len]) >> (64 - used)) + s.lowest[len];
+    const std::size_t sym = std::size_t((in.bits - s.base[len]) >> (64 - used)) + s.lowest[len];
     if (sym >= s.symbol_count) return pair_code_fault(name, block_start, "symbol " + std::to_string(sym) + " out of range in a block");
     std::size_t depth = 0;
     stack[depth++] = std::uint16_t(sym);
@@ -320,15 +334,7 @@ Result<std::uint32_t> expand_pair_block(const SubtableLayout& s, const std::byte
       }
     }
     if (written == count) break;
-    consumed += std::uint64_t(used);
-    if (consumed >= block_bits) return pair_code_fault(name, block_start, "block's symbols run past its end");
-    bits <<= used;
-    available -= used;
-    if (available <= 32) {
-      available += 32;
-      if (next + 4 <= s.block_size) bits |= std::uint64_t(load_be32(p + next)) << (64 - available);
-      next += 4;
-    }
+    if (!in.advance(used)) return pair_code_fault(name, block_start, "block's symbols run past its end");
   }
   return count;
 }

@@ -140,14 +140,18 @@ Result<Header> decode_header(std::span<const std::byte> bytes, std::uint64_t act
     }
   }
   h.dictionary_size = load_le<std::uint32_t>(p + kOffDictionarySize);
-  if (version >= 4) {
-    h.block_count = load_le<std::uint64_t>(p + kOffBlockCount);
-    h.metadata_checksum = load_le<std::uint32_t>(p + kOffMetadataChecksum);
-    h.file_size = load_le<std::uint64_t>(p + kOffFileSize);
+  const auto check_file_size = [&]() -> Status {
     if (h.file_size != actual_size)
       return corrupt(name, kOffFileSize, "file_size",
                      std::string(actual_size < h.file_size ? "truncated" : "trailing bytes") + ": file has " +
                          std::to_string(actual_size) + " bytes, header says " + std::to_string(h.file_size));
+    return {};
+  };
+  if (version >= 4) {
+    h.block_count = load_le<std::uint64_t>(p + kOffBlockCount);
+    h.metadata_checksum = load_le<std::uint32_t>(p + kOffMetadataChecksum);
+    h.file_size = load_le<std::uint64_t>(p + kOffFileSize);
+    if (auto st = check_file_size(); !st) return st.error();
     if (h.block_count == 0 || h.block_count > (std::uint64_t{1} << 32) ||
         h.data_offset() + h.block_count * h.block_values != h.file_size)
       return corrupt(name, kOffBlockCount, "block_count",
@@ -166,10 +170,7 @@ Result<Header> decode_header(std::span<const std::byte> bytes, std::uint64_t act
                        std::to_string(std::uint64_t(h.sides()) * h.blocks_per_side()));
   h.metadata_checksum = load_le<std::uint32_t>(p + kOffMetadataChecksum);
   h.file_size = load_le<std::uint64_t>(p + kOffFileSize);
-  if (h.file_size != actual_size)
-    return corrupt(name, kOffFileSize, "file_size",
-                   std::string(actual_size < h.file_size ? "truncated" : "trailing bytes") + ": file has " +
-                       std::to_string(actual_size) + " bytes, header says " + std::to_string(h.file_size));
+  if (auto st = check_file_size(); !st) return st.error();
   // Every block holds at least one byte.
   if (h.data_offset() + h.block_count > h.file_size)
     return corrupt(name, kOffFileSize, "file_size", "too small for the symbol table, dictionary and block index");
