@@ -148,6 +148,44 @@ TEST_CASE("The one-ply check finds a changed value and names its position", "[ge
   CHECK_THAT(white.first_failure, Catch::EndsWith(": stored draw, successors give " + describe(was)));
 }
 
+namespace {
+
+// Writes every table of `plan` (solved in `set`) with `write` into a fresh directory, loads each
+// back with its dependencies and checks both sides equal the solver's on every slot; `check` sees
+// each file, the solved and the loaded table, and the loaded set. Counts the files that store
+// Black to move and those in a storage order other than the index's.
+struct OneSideReload {
+  int black_stored = 0;
+  int reordered = 0;
+};
+template <class Check>
+OneSideReload write_and_reload(const TableSet& set, const std::vector<Material>& plan, tbb::task_arena& arena,
+                               const tbkit::formats::TableWriteOptions& write, const std::string& tag, Check&& check) {
+  const auto dir = std::filesystem::temp_directory_path() / ("tbkit-" + tag + "-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  for (const Material& m : plan)
+    REQUIRE(write_solved_table(table_path(dir, m), *set.find(m), set, "tbkit tests", 0, arena, write).ok());
+  TableSet loaded;
+  OneSideReload counts;
+  for (const Material& m : plan) {
+    INFO(m.name());
+    REQUIRE(loaded.load_with_dependencies(dir, m, arena).ok());
+    auto file = tbkit::formats::TableFile::open(table_path(dir, m));
+    REQUIRE(file.ok());
+    counts.black_stored += file->stored_side() == Color::kBlack;
+    counts.reordered += (file->info().index_scheme >> 8) != 0;
+    const SolvedTable& want = *set.find(m);
+    const SolvedTable& got = *loaded.find(m);
+    CHECK(got.values[0] == want.values[0]);
+    CHECK(got.values[1] == want.values[1]);
+    check(*file, want, got, loaded);
+  }
+  std::filesystem::remove_all(dir);
+  return counts;
+}
+
+}  // namespace
+
 TEST_CASE("KPvKP: en passant, promotions, one-ply consistency, and format v3 rebuilds it exactly", "[gen][solver][slow]") {
   TableSet set;
   tbb::task_arena arena(2);
@@ -195,36 +233,21 @@ TEST_CASE("KPvKP: en passant, promotions, one-ply consistency, and format v3 reb
   // KPvKP and its 19 dependencies (en passant, promotions, captures, symmetric and asymmetric
   // materials), written with the v3 writer (zstd: the codec does not matter here, and it is fast)
   // and loaded back: both sides must equal the solver's on every slot.
-  const auto dir = std::filesystem::temp_directory_path() / ("tbkit-v3-" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
   auto write = write_options_named("fast", "one");
   REQUIRE(write.ok());
   REQUIRE(write->format_version == 3);
-  for (const Material& m : plan)
-    REQUIRE(write_solved_table(table_path(dir, m), *set.find(m), set, "tbkit tests", 0, arena, *write).ok());
-  TableSet loaded;
-  int black_stored = 0, reordered = 0;
-  for (const Material& m : plan) {
-    INFO(m.name());
-    REQUIRE(loaded.load_with_dependencies(dir, m, arena).ok());
-    auto file = tbkit::formats::TableFile::open(table_path(dir, m));
-    REQUIRE(file.ok());
-    CHECK(file->format_version() == 3);
-    CHECK(file->capture_resolved());
-    black_stored += file->stored_side() == Color::kBlack;
-    reordered += (file->info().index_scheme >> 8) != 0;
-    const SolvedTable& want = *set.find(m);
-    const SolvedTable& got = *loaded.find(m);
-    CHECK(got.values[0] == want.values[0]);
-    CHECK(got.values[1] == want.values[1]);
-    // A table read from a file has no solver marks: they are searched, and come out the same.
-    CHECK(got.no_better[0].empty());
-    CHECK(no_better_marks(got, Color::kWhite, loaded, arena) == want.no_better[0]);
-    CHECK(no_better_marks(got, Color::kBlack, loaded, arena) == want.no_better[1]);
-  }
-  CHECK(black_stored > 0);  // both stored-side paths are exercised
-  CHECK(reordered > 0);     // and storage orders other than the index's (docs/index.md)
-  std::filesystem::remove_all(dir);
+  const OneSideReload counts = write_and_reload(
+      set, plan, arena, *write, "v3", [&](const tbkit::formats::TableFile& file, const SolvedTable& want,
+                                          const SolvedTable& got, const TableSet& loaded) {
+        CHECK(file.format_version() == 3);
+        CHECK(file.capture_resolved());
+        // A table read from a file has no solver marks: they are searched, and come out the same.
+        CHECK(got.no_better[0].empty());
+        CHECK(no_better_marks(got, Color::kWhite, loaded, arena) == want.no_better[0]);
+        CHECK(no_better_marks(got, Color::kBlack, loaded, arena) == want.no_better[1]);
+      });
+  CHECK(counts.black_stored > 0);  // both stored-side paths are exercised
+  CHECK(counts.reordered > 0);     // and storage orders other than the index's (docs/index.md)
 }
 
 TEST_CASE("A golden version-3 file stored in another order keeps reading", "[gen][golden]") {
@@ -617,32 +640,17 @@ TEST_CASE("Format version 4 files of KQvK, KBNvK and KRvKP rebuild every value o
   const std::vector<Material> wanted = {mat("KQvK"), mat("KBNvK"), mat("KRvKP")};
   solve_into(set, wanted, arena);
   const std::vector<Material> plan = dependency_closure(wanted);
-  const auto dir = std::filesystem::temp_directory_path() / ("tbkit-v4-" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
   auto write = write_options_named("balanced", "one");
   REQUIRE(write.ok());
   write->format_version = 4;
-  for (const Material& m : plan)
-    REQUIRE(write_solved_table(table_path(dir, m), *set.find(m), set, "tbkit tests", 0, arena, *write).ok());
-  TableSet loaded;
-  int black_stored = 0, reordered = 0;
-  for (const Material& m : plan) {
-    INFO(m.name());
-    REQUIRE(loaded.load_with_dependencies(dir, m, arena).ok());
-    auto file = tbkit::formats::TableFile::open(table_path(dir, m));
-    REQUIRE(file.ok());
-    CHECK(file->format_version() == 4);
-    CHECK(file->codec() == tbkit::formats::BlockCodec::kStatic);
-    CHECK(file->capture_resolved());
-    CHECK(file->verify().ok());
-    black_stored += file->stored_side() == Color::kBlack;
-    reordered += (file->info().index_scheme >> 8) != 0;
-    const SolvedTable& want = *set.find(m);
-    const SolvedTable& got = *loaded.find(m);
-    CHECK(got.values[0] == want.values[0]);
-    CHECK(got.values[1] == want.values[1]);
-  }
-  CHECK(black_stored > 0);
-  CHECK(reordered > 0);
-  std::filesystem::remove_all(dir);
+  const OneSideReload counts = write_and_reload(
+      set, plan, arena, *write, "v4",
+      [](const tbkit::formats::TableFile& file, const SolvedTable&, const SolvedTable&, const TableSet&) {
+        CHECK(file.format_version() == 4);
+        CHECK(file.codec() == tbkit::formats::BlockCodec::kStatic);
+        CHECK(file.capture_resolved());
+        CHECK(file.verify().ok());
+      });
+  CHECK(counts.black_stored > 0);
+  CHECK(counts.reordered > 0);
 }
