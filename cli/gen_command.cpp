@@ -18,6 +18,9 @@
 #include "cli/version.h"
 #include "gen/run.h"
 #include "gen/syzygy_output.h"
+#if defined(TBKIT_HAVE_MPI)
+#include "cli/mpi_cluster.h"
+#endif
 
 namespace tbkit::cli {
 namespace {
@@ -33,6 +36,9 @@ struct GenCliOptions {
   std::string sides = "both";
   int format = 0;
   bool syzygy = false;
+  std::uint64_t slice_seed = 0;
+  bool split = false;
+  std::string split_above;
 };
 
 // "512M", "24G", "1048576" -> bytes; 0 on error.
@@ -62,7 +68,37 @@ std::int64_t created_timestamp() {
   return end && *end == '\0' && v >= 0 ? std::int64_t(v) : 0;
 }
 
-int run_gen(const GenCliOptions& o) {
+int run_gen_alone_or_split(const GenCliOptions& o, gen::Cluster* cluster);
+
+// The ranks of this node (1 when not under mpirun).
+int ranks_on_node() {
+  const char* local = std::getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
+  return local ? std::max(1, std::atoi(local)) : 1;
+}
+
+// Under mpirun every rank runs this: a table farm, or with --split every table solved by all the
+// ranks together (gen::GenOptions). A rank that fails stops them all.
+int run_gen(const GenCliOptions& in) {
+  GenCliOptions o = in;
+#if defined(TBKIT_HAVE_MPI)
+  if (started_by_mpirun()) {
+    auto cluster = make_mpi_cluster();
+    // The ranks on this node share its cores.
+    if (o.threads == 0) o.threads = std::max(1, int(std::max(1U, std::thread::hardware_concurrency())) / ranks_on_node());
+    const int code = run_gen_alone_or_split(o, cluster.get());
+    if (code != kExitOk) abort_mpi_run(code);
+    return code;
+  }
+#else
+  if (std::getenv("OMPI_COMM_WORLD_SIZE"))
+    return report(make_error(ErrorCode::kInvalidArgument,
+                             "gen: started by mpirun, but this tbkit was built without MPI (install libopenmpi-dev and "
+                             "rebuild: docs/mpi.md)"));
+#endif
+  return run_gen_alone_or_split(o, nullptr);
+}
+
+int run_gen_alone_or_split(const GenCliOptions& o, gen::Cluster* cluster) {
   std::vector<model::Material> wanted;
   if (o.all > 0) {
     if (o.all < 3 || o.all > 6) return report(make_error(ErrorCode::kInvalidArgument, "gen: --all N needs N in 3..6"));
@@ -79,6 +115,8 @@ int run_gen(const GenCliOptions& o) {
   opts.dir = o.dir;
   opts.generator = std::string("tbkit ") + kVersion;
   opts.created = created_timestamp();
+  opts.split = {cluster, o.slice_seed};
+  opts.split_all = o.split;
   auto write = gen::write_options_named(o.compression, o.sides);
   if (!write) return report(make_error(ErrorCode::kInvalidArgument, "gen: " + write.error().message));
   opts.write = *write;
@@ -91,7 +129,15 @@ int run_gen(const GenCliOptions& o) {
     if (opts.memory_limit == 0) return report(make_error(ErrorCode::kInvalidArgument, "gen: --mem '" + o.mem + "' is not a size (e.g. 8G, 512M)"));
   }
   // Shown even with -q: without --mem nothing else stops a run that will not fit.
-  if (auto warning = gen::memory_warning(wanted, opts, gen::physical_memory_bytes()))
+  // A farm splits the tables that do not fit one rank's share of the node (or --mem).
+  if (cluster) opts.split_above = opts.memory_limit > 0 ? opts.memory_limit : gen::physical_memory_bytes() / std::uint64_t(ranks_on_node());
+  if (!o.split_above.empty()) {
+    opts.split_above = parse_bytes(o.split_above);
+    if (opts.split_above == 0)
+      return report(make_error(ErrorCode::kInvalidArgument, "gen: --split-above '" + o.split_above + "' is not a size (e.g. 8G, 512M)"));
+  }
+  const int rank = cluster ? cluster->rank() : 0;
+  if (auto warning = gen::memory_warning(wanted, opts, gen::physical_memory_bytes()); warning && rank == 0)
     std::fprintf(stderr, "%s\n", warning->c_str());
   const int threads = o.threads > 0 ? o.threads : int(std::max(1U, std::thread::hardware_concurrency()));
   tbb::task_arena arena(threads);
@@ -122,31 +168,36 @@ int run_gen(const GenCliOptions& o) {
                  m.name().c_str(), std::string(p.phase).c_str(), p.ply, static_cast<unsigned long long>(p.done),
                  static_cast<unsigned long long>(p.total), secs, eta, run.eta(m, frac).c_str());
   };
+  // Under mpirun, each rank reports the tables it made (rank 0 those split over all of them).
+  const std::string who = cluster ? "[rank " + std::to_string(rank) + "] " : "";
   auto summary = [&](const gen::TableSummary& s) {
     writing.erase(s.material.name());
     run.finished(s);
     if (show_progress) std::fprintf(stderr, "\r\033[K");
-    if (o.quiet) return;
+    if (o.quiet || (s.split && rank != 0)) return;
     if (s.skipped) {
-      std::fprintf(stderr, "%s: present and valid, skipped (%llu bytes)\n", s.material.name().c_str(),
+      std::fprintf(stderr, "%s%s: present and valid, skipped (%llu bytes)\n", who.c_str(), s.material.name().c_str(),
                    static_cast<unsigned long long>(s.file_bytes));
       return;
     }
     std::fprintf(stderr,
-                 "%s: %llu positions, W/D/L %llu/%llu/%llu, longest mate %d plies, %.2f s (solve %.2f s, %.2f s CPU; "
+                 "%s%s: %llu positions, W/D/L %llu/%llu/%llu, longest mate %d plies, %.2f s (solve %.2f s, %.2f s CPU; "
                  "write %.2f s, %.2f s CPU), peak %.0f MiB, %llu bytes\n",
-                 s.material.name().c_str(), static_cast<unsigned long long>(s.positions),
+                 who.c_str(), s.material.name().c_str(), static_cast<unsigned long long>(s.positions),
                  static_cast<unsigned long long>(s.wins), static_cast<unsigned long long>(s.draws),
                  static_cast<unsigned long long>(s.losses), s.longest_plies, s.seconds, s.solve_seconds, s.solve_cpu_seconds,
                  s.write_seconds, s.write_cpu_seconds,
                  double(s.peak_rss) / (1 << 20), static_cast<unsigned long long>(s.file_bytes));
+    if (s.split)
+      std::fprintf(stderr, "%s: %d ranks exchanged %llu bytes over %d plies\n", s.material.name().c_str(), cluster->ranks(),
+                   static_cast<unsigned long long>(s.exchanged_bytes), s.plies + 1);
   };
   Status st = gen::generate_tables(wanted, opts, arena, progress, summary);
   writing.clear();
   if (!st) return report(st.error());
-  if (!o.quiet && run.size() > 1)
+  if (!o.quiet && run.size() > 1 && !cluster)
     std::fprintf(stderr, "%s, peak %.0f MiB\n", run.totals().c_str(), double(gen::peak_rss_bytes()) / (1 << 20));
-  if (!o.syzygy) return kExitOk;
+  if (!o.syzygy || (cluster && cluster->rank() != 0)) return kExitOk;
   auto syzygy_summary = [&](const gen::SyzygySummary& s) {
     if (o.quiet) return;
     if (s.skipped) {
@@ -190,6 +241,16 @@ void add_gen_command(CLI::App& app, int& exit_code) {
                   "With --sides one: 3 (default; LZMA2 blocks of 1-2 MiB, decoded whole into a cache) or 4 "
                   "(experimental: one static pair + Huffman model per table, 64-byte blocks decoded in place)")
       ->check(CLI::IsMember({3, 4}));
+  cmd->add_flag("--split", opts->split,
+                "Under mpirun: solve every table with all the ranks together (by default, whole tables go to the "
+                "ranks free, and only a table that needs more than a rank's share of the node's memory, or --mem, is "
+                "split)");
+  cmd->add_option("--split-above", opts->split_above,
+                  "Under mpirun: split the tables that need more than this, e.g. 16G (default: --mem, else the node's "
+                  "memory divided by its ranks)");
+  cmd->add_option("--slice-seed", opts->slice_seed,
+                  "Under mpirun: map king-pair slices to ranks pseudo-randomly from this seed instead of round "
+                  "robin (the output is the same for any map; used by the tests)");
   cmd->add_flag("--syzygy", opts->syzygy,
                 "Also write WDL50 and DTZ50 tables in Syzygy's format (MATERIAL.rtbw, MATERIAL.rtbz: the 50-move "
                 "rule's values, read by Stockfish and other engines), from the DTM tables after they are made");
@@ -204,6 +265,8 @@ void add_gen_command(CLI::App& app, int& exit_code) {
       "  tbkit gen --all 4 -d tables -t 2\n"
       "  tbkit gen KRPvKR -d tables --mem 8G -q\n"
       "  tbkit gen --all 4 -d small-tables --sides one\n"
+      "  mpirun -np 4 tbkit gen --all 5 -d tables   (a build with Open MPI: a table farm over the ranks,\n"
+      "  a table too big for one split over them all; the files are the same as without mpirun: docs/mpi.md)\n"
       "Exit codes: 0 ok, 2 bad material or option, 3 I/O error, 4 a present dependency is corrupt,\n"
       "5 over the --mem limit.");
   cmd->callback([opts, &exit_code] { exit_code = run_gen(*opts); });

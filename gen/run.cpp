@@ -151,6 +151,12 @@ std::optional<std::string> memory_warning(const std::vector<Material>& wanted, c
 Status generate_tables(const std::vector<Material>& wanted, const GenOptions& opts, tbb::task_arena& arena,
                        const std::function<void(const Material&, const SolveProgress&)>& progress,
                        const std::function<void(const TableSummary&)>& summary) {
+  Cluster* const cluster = opts.split.cluster;
+  const bool writer = !cluster || cluster->rank() == 0;
+  if (cluster && opts.write.format_version != 2)
+    return make_error(ErrorCode::kInvalidArgument,
+                      "a run over MPI ranks writes format version 2 only (both sides; not --sides one)");
+  if (cluster && !opts.split_all) return generate_farm(wanted, opts, arena, progress, summary);
   const std::vector<Material> plan = dependency_closure(wanted);
   std::vector<std::vector<Material>> conversions;
   for (const Material& m : plan) conversions.push_back(m.conversions());
@@ -188,7 +194,7 @@ Status generate_tables(const std::vector<Material>& wanted, const GenOptions& op
     return 2 * t.scheme.size() * sizeof(DtmValue) + subtables.bytes();
   };
   auto may_overlap = [&](std::uint64_t bytes, std::uint64_t pending_bytes) {
-    return arena.max_concurrency() > 1 && bytes <= kOverlapBytes && pending_bytes + bytes <= kPendingBytes &&
+    return !cluster && arena.max_concurrency() > 1 && bytes <= kOverlapBytes && pending_bytes + bytes <= kPendingBytes &&
            (opts.memory_limit == 0 || max_need + 2 * (pending_bytes + bytes) <= opts.memory_limit);
   };
   // Version-3 runs keep an expanded copy of each table a later table converts into but that is no
@@ -264,13 +270,17 @@ Status generate_tables(const std::vector<Material>& wanted, const GenOptions& op
   // A run killed outright (SIGKILL, power loss) may have left partial NAME.tmp files, as many as
   // writes were pending; they are never read, but go first so that the directory holds only
   // finished tables, whenever this run is stopped.
-  for (const Material& m : plan) std::filesystem::remove(table_path(opts.dir, m).string() + ".tmp", ec);
+  if (writer)
+    for (const Material& m : plan) std::filesystem::remove(table_path(opts.dir, m).string() + ".tmp", ec);
   for (std::size_t k = 0; k < plan.size(); ++k) {
     const Material& m = plan[k];
     if (one_side) remove_unneeded_copies(k);
     const auto t0 = std::chrono::steady_clock::now();
     const std::filesystem::path path = table_path(opts.dir, m);
-    if (is_valid_table(path, m, arena)) {
+    bool valid = is_valid_table(path, m, arena);
+    // A split run skips a table only when every rank sees it valid: they solve it together.
+    if (cluster) valid = cluster->max(valid ? 0 : 1) == 0;
+    if (valid) {
       if (Status st = finish_pending(); !st) return st;
       TableSummary s;
       s.material = m;
@@ -307,9 +317,12 @@ Status generate_tables(const std::vector<Material>& wanted, const GenOptions& op
     const std::size_t tables_read = loaded.size() - held;
     const auto t1 = std::chrono::steady_clock::now();
     const double c1 = cpu_seconds();
+    const std::uint64_t sent_before = cluster ? cluster->bytes_sent() : 0;
+    int last_ply = 0;
     auto solved = solve_table(m, loaded, arena, [&](const SolveProgress& p) {
+      if (p.phase == "retro") last_ply = p.ply;
       if (progress) progress(m, p);
-    });
+    }, cluster ? &opts.split : nullptr);
     if (!solved) return solved.error();
     const auto t2 = std::chrono::steady_clock::now();
     const double c2 = cpu_seconds();
@@ -324,12 +337,17 @@ Status generate_tables(const std::vector<Material>& wanted, const GenOptions& op
     s.tables_read = tables_read;
     s.solve_seconds = std::chrono::duration<double>(t2 - t1).count();
     s.solve_cpu_seconds = c2 - c1;
+    s.plies = last_ply;
+    s.split = cluster != nullptr;
+    if (cluster) s.exchanged_bytes = cluster->sum(cluster->bytes_sent() - sent_before);
     if (progress) progress(m, SolveProgress{"write", 0, 0, 0});
     // The writer reads its table and (version 3) the tables it converts into, from its own set.
     auto write = [&, path, t2, c2, job = &w] {
       TableSummary& sum = job->summary;
-      job->status = write_solved_table(path, *job->table, job->subtables, opts.generator, opts.created, arena, opts.write);
-      if (job->status) sum.file_bytes = file_size_or_zero(path);
+      if (writer) {
+        job->status = write_solved_table(path, *job->table, job->subtables, opts.generator, opts.created, arena, opts.write);
+        if (job->status) sum.file_bytes = file_size_or_zero(path);
+      }
       sum.write_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t2).count();
       sum.write_cpu_seconds = cpu_seconds() - c2;
       count_outcomes(*job->table, sum, arena);
@@ -349,9 +367,12 @@ Status generate_tables(const std::vector<Material>& wanted, const GenOptions& op
       while (pending.size() > 1)
         if (Status st = finish_oldest(); !st) return st;
       write();
+      // The other ranks may read the file back (a later table's dependency) once it is written.
+      if (cluster) cluster->barrier();
       if (Status st = finish_oldest(); !st) return st;
     }
-    loaded.add(std::move(*solved));
+    // A split solve's other ranks hold no values: they read the file rank 0 wrote when they need it.
+    if (writer) loaded.add(std::move(*solved));
   }
   if (Status st = finish_pending(); !st) return st;
   if (one_side) remove_unneeded_copies(plan.size());

@@ -34,6 +34,14 @@ struct GenOptions {
   std::string generator;           // written into each file's header
   std::int64_t created = 0;        // header timestamp (SOURCE_DATE_EPOCH or 0, chosen by the caller)
   formats::TableWriteOptions write;  // default: LZMA2, both sides (v2); write_options_named("small", "one") for v3
+  // Under MPI (split.cluster set): every rank calls generate_tables with the same arguments. Whole
+  // tables go to the ranks as their dependencies are done (a table farm, generate_farm); a table
+  // that needs more than split_above bytes (0: none), or every table with split_all, is solved by
+  // all the ranks together (solve_table's SplitSolve, slices mapped by split.seed), and rank 0
+  // writes it. Format version 2 only, and the ranks share opts.dir.
+  SplitSolve split;
+  bool split_all = false;
+  std::uint64_t split_above = 0;
 };
 
 struct TableSummary {
@@ -52,6 +60,9 @@ struct TableSummary {
   std::uint64_t peak_rss = 0;    // bytes, of the whole process so far
   std::uint64_t file_bytes = 0;  // size of the table's file (written, or present and valid)
   std::size_t tables_read = 0;   // tables read from disk for it (the others were kept in memory)
+  bool split = false;                 // solved by all the ranks of an MPI run together
+  std::uint64_t exchanged_bytes = 0;  // split solve: bytes all ranks sent each other for it
+  int plies = 0;                      // the solve's last ply
 };
 
 // Peak resident set size of this process in bytes (getrusage).
@@ -84,6 +95,14 @@ struct TableSummary {
 [[nodiscard]] Status generate_tables(const std::vector<Material>& wanted, const GenOptions& opts, tbb::task_arena& arena,
                                      const std::function<void(const Material&, const SolveProgress&)>& progress,
                                      const std::function<void(const TableSummary&)>& summary);
+
+// The table farm of a run under MPI (opts.split.cluster set, opts.split_all not): rank 0 hands out
+// the tables of dependency_closure(wanted) in order to the ranks free, itself included, each
+// generated alone; a table over opts.split_above waits for every rank and is split. Each rank
+// reports the tables it made (`summary`; rank 0 also those present and valid). Collective.
+[[nodiscard]] Status generate_farm(const std::vector<Material>& wanted, const GenOptions& opts, tbb::task_arena& arena,
+                                   const std::function<void(const Material&, const SolveProgress&)>& progress,
+                                   const std::function<void(const TableSummary&)>& summary);
 
 // Writes a solved table to `path` (tmp + rename), compressing its blocks in parallel in `arena`
 // (gen/table_io.cpp). With write.format_version 3 the file stores one side,

@@ -15,6 +15,9 @@
 #include <emmintrin.h>
 #endif
 
+#include <tbb/enumerable_thread_specific.h>
+
+#include "gen/cluster.h"
 #include "gen/model.h"
 #include "gen/parallel.h"
 #include "gen/unmove_index.h"
@@ -118,11 +121,20 @@ struct Deferred {
   std::uint64_t succ;
 };
 
+// An update sent to the rank that owns its slot (split solve): bits 0-21 the argument (the ply to
+// mark a win with, or a loss's count weight), bit 22 set for a count-down, bit 23 the side, bits
+// 24-63 the index.
+constexpr std::uint64_t pack_update(int side, bool count, std::uint64_t index, int arg) {
+  return index << 24 | std::uint64_t(side) << 23 | std::uint64_t(count) << 22 | std::uint64_t(arg);
+}
+
 class Solver {
  public:
-  Solver(const Material& m, const TableSet& subtables, tbb::task_arena& arena, const ProgressFn& progress)
+  Solver(const Material& m, const TableSet& subtables, tbb::task_arena& arena, const ProgressFn& progress,
+         const SplitSolve* split)
       : table_(std::make_shared<SolvedTable>(m)), scheme_(table_->scheme), subtables_(subtables), arena_(arena),
-        progress_(progress), symmetric_(m.is_symmetric()) {}
+        progress_(progress), symmetric_(m.is_symmetric()), cluster_(split ? split->cluster : nullptr),
+        map_{cluster_ ? cluster_->ranks() : 1, split ? split->seed : 0}, rank_(cluster_ ? cluster_->rank() : 0) {}
 
   std::shared_ptr<SolvedTable> run();
 
@@ -167,6 +179,30 @@ class Solver {
   void mark_win(int side, std::uint64_t i, int ply);
   void count_down(int side, std::uint64_t i, int successor_ply, int weight);
 
+  // Split solve: which rank owns slot i (its king-pair slice), and body(a, b) for each part of
+  // [first, last) this rank owns (all of it when not split).
+  [[nodiscard]] int owner(std::uint64_t i) const { return map_.owner(i / scheme_.pair_stride()); }
+  [[nodiscard]] bool owns(std::uint64_t i) const { return !cluster_ || owner(i) == rank_; }
+  template <class F>
+  void for_owned(std::uint64_t first, std::uint64_t last, F&& body) const {
+    if (!cluster_) return body(first, last);
+    const std::uint64_t stride = scheme_.pair_stride();
+    for (std::uint64_t slice = first / stride; slice * stride < last; ++slice)
+      if (map_.owner(slice) == rank_) body(std::max(first, slice * stride), std::min(last, (slice + 1) * stride));
+  }
+  // An update of a slot another rank owns, queued for the end of the ply (any thread).
+  void send(int side, bool count, std::uint64_t index, int arg) {
+    auto& out = outboxes_.local();
+    if (out.empty()) out.resize(std::size_t(map_.ranks));
+    out[std::size_t(owner(index))].push_back(pack_update(side, count, index, arg));
+  }
+  // The end of a ply of a split solve: the queued updates go to their owners and are applied there.
+  void exchange_updates(int ply);
+  // Deferred double pushes go to the rank owning the pushed position, which decides their count.
+  void route_deferred(std::vector<Deferred>& deferred);
+  // After the last ply of a split solve: rank 0 gets every slice's states of `side`.
+  void gather_states(int side);
+
   std::shared_ptr<SolvedTable> table_;
   const IndexScheme& scheme_;
   const TableSet& subtables_;
@@ -181,6 +217,12 @@ class Solver {
   std::array<HugeArray<std::uint8_t>, 2> count_;
   std::array<std::vector<std::uint64_t>, 2> chunk_plies_;  // kPlyWords words per chunk
   std::atomic<int> max_ply_{0};
+  // Split solve (null when alone): this rank computes the slots of its slices; the others' slots
+  // stay untouched (unmapped pages) until gather_states.
+  Cluster* cluster_;
+  SliceMap map_;
+  int rank_;
+  tbb::enumerable_thread_specific<std::vector<std::vector<std::uint64_t>>> outboxes_;  // [destination rank]
 };
 
 std::uint64_t Solver::next_at(int side, std::uint64_t i, std::uint64_t last, std::uint16_t target) const {
@@ -391,7 +433,7 @@ void Solver::propagate(int side, std::uint64_t i, const Board& b, int ply) {
     pred.side = mover;
     assert(p == scheme_.encode(pred));
     assert(scheme_.stabilizer_size(pred) == 1 || (t != PieceType::kKing && ply % 2 == 0));
-    assert(is_legal(pred) == (state(pred_side, p).load(std::memory_order_relaxed) != kIllegal));
+    assert(!owns(p) || is_legal(pred) == (state(pred_side, p).load(std::memory_order_relaxed) != kIllegal));
 #endif
     __builtin_prefetch(&state_[pred_side][p], 1);
     assert(n < updates.size());
@@ -489,6 +531,15 @@ void Solver::propagate(int side, std::uint64_t i, const Board& b, int ply) {
     assert(n < updates.size());
     updates[n++] = {p, arg};
   }, direct_men, direct_king_from);
+  if (cluster_) {
+    // Split solve: the updates of other ranks' slots wait for the end of the ply.
+    std::size_t kept = 0;
+    for (std::size_t k = 0; k < n; ++k) {
+      if (owns(updates[k].index)) updates[kept++] = updates[k];
+      else send(pred_side, ply % 2 == 1, updates[k].index, updates[k].arg);
+    }
+    n = kept;
+  }
   if (ply % 2 == 0) {
     // Illegal predecessors (made without a board) are passed over here rather than in mark_win:
     // measured, testing them in mark_win's compare-and-swap loop made the 3+4 set 3% slower.
@@ -519,12 +570,14 @@ std::shared_ptr<SolvedTable> Solver::run() {
   if (progress_) progress_({"init", 0, 0, 2 * n});
   auto init_chunk = [&](int side, std::uint64_t first, std::uint64_t last, std::uint64_t chunk) {
     // Consecutive slots mostly differ by one step of the last man: no full decode for those.
-    Board b;
-    bool placed = false;
-    for (std::uint64_t i = first; i < last; ++i) {
-      if (!placed || !scheme_.advance(i, b)) placed = scheme_.decode(i, Color(side), b);
-      init_position(side, i, placed ? &b : nullptr, chunk_deferred[chunk]);
-    }
+    for_owned(first, last, [&](std::uint64_t from, std::uint64_t to) {
+      Board b;
+      bool placed = false;
+      for (std::uint64_t i = from; i < to; ++i) {
+        if (!placed || !scheme_.advance(i, b)) placed = scheme_.decode(i, Color(side), b);
+        init_position(side, i, placed ? &b : nullptr, chunk_deferred[chunk]);
+      }
+    });
   };
   if (symmetric_)
     parallel_chunks(arena_, n, kChunk, [&](std::uint64_t first, std::uint64_t last) { init_chunk(0, first, last, first / kChunk); });
@@ -533,8 +586,13 @@ std::shared_ptr<SolvedTable> Solver::run() {
   std::vector<Deferred> deferred;
   for (auto& d : chunk_deferred) deferred.insert(deferred.end(), d.begin(), d.end());
   chunk_deferred.clear();
+  if (cluster_) route_deferred(deferred);
   std::sort(deferred.begin(), deferred.end(), [](const Deferred& a, const Deferred& b) { return a.ply < b.ply; });
-  const int last_deferred = deferred.empty() ? 0 : deferred.back().ply;
+  int last_deferred = deferred.empty() ? 0 : deferred.back().ply;
+  if (cluster_) {
+    last_deferred = int(cluster_->max(std::uint64_t(last_deferred)));
+    max_ply_ = int(cluster_->max(std::uint64_t(max_ply_.load())));
+  }
 
   std::uint64_t resolved_total = 0;
   std::size_t next_deferred = 0;
@@ -550,11 +608,13 @@ std::shared_ptr<SolvedTable> Solver::run() {
         if (!chunk_may_hold(0, first, ply)) return;
         auto& out = twins[first / kChunk];
         SlotBoards boards(scheme_, Color::kWhite);
-        for (std::uint64_t i = next_at(0, first, last, target); i < last; i = next_at(0, i + 1, last, target)) {
-          const Board* b = boards.at(i);
-          assert(b);
-          out.push_back(scheme_.encode(color_flipped(*b)));
-        }
+        for_owned(first, last, [&](std::uint64_t from, std::uint64_t to) {
+          for (std::uint64_t i = next_at(0, from, to, target); i < to; i = next_at(0, i + 1, to, target)) {
+            const Board* b = boards.at(i);
+            assert(b);
+            out.push_back(scheme_.encode(color_flipped(*b)));
+          }
+        });
       });
       parallel_each(arena_, per_side, [&](std::uint64_t c) {
         Board b;
@@ -573,12 +633,14 @@ std::shared_ptr<SolvedTable> Solver::run() {
           if (!chunk_may_hold(side, first, ply)) return;
           std::uint64_t local = 0;
           SlotBoards boards(scheme_, Color(side));
-          for (std::uint64_t i = next_at(side, first, last, target); i < last; i = next_at(side, i + 1, last, target)) {
-            ++local;
-            const Board* b = boards.at(i);
-            assert(b);
-            propagate(side, i, *b, ply);
-          }
+          for_owned(first, last, [&](std::uint64_t from, std::uint64_t to) {
+            for (std::uint64_t i = next_at(side, from, to, target); i < to; i = next_at(side, i + 1, to, target)) {
+              ++local;
+              const Board* b = boards.at(i);
+              assert(b);
+              propagate(side, i, *b, ply);
+            }
+          });
           found.fetch_add(local, std::memory_order_relaxed);
         });
       }
@@ -588,13 +650,30 @@ std::shared_ptr<SolvedTable> Solver::run() {
       assert(d.ply == ply);
       const std::uint16_t succ = state_[symmetric_ ? 0 : 1 - d.side][d.succ];
       if (is_resolved(succ) && ply_of(succ) % 2 == 1 && ply_of(succ) <= ply) continue;  // counted by propagate
-      count_down(d.side, d.pred, ply, 1);
+      if (owns(d.pred)) count_down(d.side, d.pred, ply, 1);
+      else send(d.side, true, d.pred, 1);
+    }
+    if (cluster_) {
+      // The updates of this ply all resolve slots at later plies (a win at ply + 1 or a count-down),
+      // so the ranks meet once per ply. (Deferred entries are with the pushed position's owner,
+      // which reads its state above: no update of this ply can change what it tests.)
+      exchange_updates(ply);
+      found = cluster_->sum(found.load());
+      max_ply_ = int(cluster_->max(std::uint64_t(max_ply_.load())));
     }
     resolved_total += found.load();
     if (progress_) progress_({"retro", ply, resolved_total, 2 * n});
   }
 
   if (progress_) progress_({"finish", 0, resolved_total, 2 * n});
+  if (cluster_) {
+    // Rank 0 gets the whole table; the others are done (their table has no values).
+    for (int s = 0; s < sides; ++s) {
+      count_[s].reset();
+      gather_states(s);
+    }
+    if (rank_ != 0) return table_;
+  }
   for (int s = 0; s < sides; ++s) {
     count_[s].reset();
     auto& out = table_->values[s];
@@ -654,6 +733,63 @@ std::shared_ptr<SolvedTable> Solver::run() {
   return table_;
 }
 
+void Solver::exchange_updates(int ply) {
+  std::vector<std::vector<std::uint64_t>> out(std::size_t(map_.ranks));
+  for (auto& local : outboxes_)
+    for (std::size_t r = 0; r < local.size(); ++r) {
+      out[r].insert(out[r].end(), local[r].begin(), local[r].end());
+      local[r].clear();
+    }
+  const std::vector<std::uint64_t> in = cluster_->exchange(out);
+  parallel_ranges(arena_, in.size(), std::uint64_t{1} << 14, [&](std::uint64_t first, std::uint64_t last) {
+    constexpr std::uint64_t kAhead = 16;
+    auto slot = [&](std::uint64_t k) { return &state_[int(in[k] >> 23 & 1)][in[k] >> 24]; };
+    for (std::uint64_t k = first; k < std::min(last, first + kAhead); ++k) __builtin_prefetch(slot(k), 1);
+    for (std::uint64_t k = first; k < last; ++k) {
+      if (k + kAhead < last) __builtin_prefetch(slot(k + kAhead), 1);
+      const std::uint64_t u = in[k];
+      const int side = int(u >> 23 & 1);
+      const std::uint64_t index = u >> 24;
+      const int arg = int(u & 0x3FFFFF);
+      assert(owns(index));
+      if (u >> 22 & 1) count_down(side, index, ply, arg);
+      else if (state(side, index).load(std::memory_order_relaxed) != kIllegal) mark_win(side, index, arg);
+    }
+  });
+}
+
+void Solver::route_deferred(std::vector<Deferred>& deferred) {
+  std::vector<std::vector<std::uint64_t>> out(std::size_t(map_.ranks));
+  for (const Deferred& d : deferred) {
+    auto& o = out[std::size_t(owner(d.succ))];
+    o.insert(o.end(), {std::uint64_t(d.ply), std::uint64_t(d.side), d.pred, d.succ});
+  }
+  const std::vector<std::uint64_t> in = cluster_->exchange(out);
+  deferred.clear();
+  for (std::size_t k = 0; k + 4 <= in.size(); k += 4) deferred.push_back({int(in[k]), int(in[k + 1]), in[k + 2], in[k + 3]});
+}
+
+void Solver::gather_states(int side) {
+  const std::uint64_t n = scheme_.size(), stride = scheme_.pair_stride();
+  const std::uint64_t slices = (n + stride - 1) / stride;
+  std::vector<std::uint16_t> mine;
+  for (std::uint64_t slice = 0; slice < slices; ++slice)
+    if (map_.owner(slice) == rank_)
+      mine.insert(mine.end(), &state_[side][slice * stride], &state_[side][0] + std::min(n, (slice + 1) * stride));
+  const std::vector<std::uint16_t> all = cluster_->gather(mine);
+  if (rank_ != 0) return;
+  // Rank r's part is its slices in order, after the parts of ranks 0..r-1.
+  std::size_t at = 0;
+  for (int r = 0; r < map_.ranks; ++r)
+    for (std::uint64_t slice = 0; slice < slices; ++slice) {
+      if (map_.owner(slice) != r) continue;
+      const std::uint64_t len = std::min(n, (slice + 1) * stride) - slice * stride;
+      if (r != rank_) std::copy_n(all.begin() + std::ptrdiff_t(at), len, &state_[side][slice * stride]);
+      at += len;
+    }
+  assert(at == all.size());
+}
+
 }  // namespace
 
 std::uint64_t solve_bytes(const Material& material) {
@@ -664,7 +800,8 @@ std::uint64_t solve_bytes(const Material& material) {
 }
 
 Result<std::shared_ptr<SolvedTable>> solve_table(const Material& material, const TableSet& subtables,
-                                                 tbb::task_arena& arena, const ProgressFn& progress) {
+                                                 tbb::task_arena& arena, const ProgressFn& progress,
+                                                 const SplitSolve* split) {
   // Only the tables this one converts into: a probe looks its table up in a short list (a run's
   // set may hold dozens).
   TableSet own;
@@ -673,7 +810,7 @@ Result<std::shared_ptr<SolvedTable>> solve_table(const Material& material, const
     if (!table) return make_error(ErrorCode::kUnavailable, material.name() + ": needs table " + sub.name() + " first");
     own.add(std::move(table));
   }
-  Solver solver(material, own, arena, progress);
+  Solver solver(material, own, arena, progress, split);
   return solver.run();
 }
 
