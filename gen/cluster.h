@@ -8,17 +8,21 @@
 
 namespace tbkit::gen {
 
-// Which rank owns a slice: its king-pair number (the index digit above pair_stride). Depends only
-// on the slice, the rank count and the seed. Seed 0: round robin, which spreads each part of the
-// table (pawn files, king regions) over every rank; another seed: a pseudo-random map, used by the
-// tests to show the output does not depend on the map.
+// Which rank owns a slice: its king-pair number (the index digit above pair_stride). Slices go to
+// ranks in groups of `group` consecutive ones (the solver makes a group span at least a 2 MiB huge
+// page of states where the table is big enough, so a rank touches only its own pages). Depends
+// only on the slice, the rank count, the group and the seed. Seed 0: round robin over the groups,
+// which spreads each part of the table (pawn files, king regions) over every rank; another seed: a
+// pseudo-random map, used by the tests to show that the output does not depend on the map.
 struct SliceMap {
   int ranks = 1;
   std::uint64_t seed = 0;
+  std::uint64_t group = 1;
 
   [[nodiscard]] int owner(std::uint64_t slice) const {
-    if (seed == 0) return int(slice % std::uint64_t(ranks));
-    std::uint64_t z = slice + seed * 0x9E3779B97F4A7C15ULL;  // splitmix64's finaliser
+    const std::uint64_t g = slice / group;
+    if (seed == 0) return int(g % std::uint64_t(ranks));
+    std::uint64_t z = g + seed * 0x9E3779B97F4A7C15ULL;  // splitmix64's finaliser
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
     return int((z ^ (z >> 31)) % std::uint64_t(ranks));

@@ -128,13 +128,24 @@ constexpr std::uint64_t pack_update(int side, bool count, std::uint64_t index, i
   return index << 24 | std::uint64_t(side) << 23 | std::uint64_t(count) << 22 | std::uint64_t(arg);
 }
 
+// Slices per group of a split solve's map (SliceMap::group): enough for a group's states to fill a
+// 2 MiB huge page, so that each rank touches only its own share of the state arrays, but at most
+// a 16th of a rank's share, so that every rank gets many groups from all over the table.
+std::uint64_t slice_group(const IndexScheme& scheme, int ranks) {
+  const std::uint64_t stride = scheme.pair_stride();
+  const std::uint64_t slices = (scheme.size() + stride - 1) / stride;
+  const std::uint64_t page = (std::uint64_t{2} << 20) / (stride * sizeof(std::uint16_t));
+  return std::max<std::uint64_t>(1, std::min(page, slices / (16 * std::uint64_t(ranks))));
+}
+
 class Solver {
  public:
   Solver(const Material& m, const TableSet& subtables, tbb::task_arena& arena, const ProgressFn& progress,
          const SplitSolve* split)
       : table_(std::make_shared<SolvedTable>(m)), scheme_(table_->scheme), subtables_(subtables), arena_(arena),
         progress_(progress), symmetric_(m.is_symmetric()), cluster_(split ? split->cluster : nullptr),
-        map_{cluster_ ? cluster_->ranks() : 1, split ? split->seed : 0}, rank_(cluster_ ? cluster_->rank() : 0) {}
+        map_{cluster_ ? cluster_->ranks() : 1, split ? split->seed : 0, slice_group(scheme_, cluster_ ? cluster_->ranks() : 1)},
+        rank_(cluster_ ? cluster_->rank() : 0) {}
 
   std::shared_ptr<SolvedTable> run();
 
