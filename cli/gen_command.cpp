@@ -189,8 +189,9 @@ int run_gen_alone_or_split(const GenCliOptions& o, gen::Cluster* cluster) {
                  s.write_seconds, s.write_cpu_seconds,
                  double(s.peak_rss) / (1 << 20), static_cast<unsigned long long>(s.file_bytes));
     if (s.split)
-      std::fprintf(stderr, "%s: %d ranks exchanged %llu bytes over %d plies\n", s.material.name().c_str(), cluster->ranks(),
-                   static_cast<unsigned long long>(s.exchanged_bytes), s.plies + 1);
+      std::fprintf(stderr, "%s: %d ranks exchanged %llu bytes over %d plies; the other ranks' peak %.0f MiB\n",
+                   s.material.name().c_str(), cluster->ranks(), static_cast<unsigned long long>(s.exchanged_bytes),
+                   s.plies + 1, double(s.others_peak_rss) / (1 << 20));
   };
   Status st = gen::generate_tables(wanted, opts, arena, progress, summary);
   writing.clear();

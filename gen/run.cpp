@@ -339,7 +339,10 @@ Status generate_tables(const std::vector<Material>& wanted, const GenOptions& op
     s.solve_cpu_seconds = c2 - c1;
     s.plies = last_ply;
     s.split = cluster != nullptr;
-    if (cluster) s.exchanged_bytes = cluster->sum(cluster->bytes_sent() - sent_before);
+    if (cluster) {
+      s.exchanged_bytes = cluster->sum(cluster->bytes_sent() - sent_before);
+      s.others_peak_rss = cluster->max(writer ? 0 : peak_rss_bytes());
+    }
     if (progress) progress(m, SolveProgress{"write", 0, 0, 0});
     // The writer reads its table and (version 3) the tables it converts into, from its own set.
     auto write = [&, path, t2, c2, job = &w] {

@@ -62,6 +62,7 @@ struct TableSummary {
   std::size_t tables_read = 0;   // tables read from disk for it (the others were kept in memory)
   bool split = false;                 // solved by all the ranks of an MPI run together
   std::uint64_t exchanged_bytes = 0;  // split solve: bytes all ranks sent each other for it
+  std::uint64_t others_peak_rss = 0;  // split solve: the largest peak RSS of the ranks but 0, so far
   int plies = 0;                      // the solve's last ply
 };
 
