@@ -36,11 +36,13 @@ class MpiCluster final : public gen::Cluster {
     std::vector<std::vector<std::uint64_t>> received(n);
     std::vector<std::uint64_t> sent(n, 0);  // elements of out[r] sent in earlier rounds
     std::vector<int> send_counts(n), recv_counts(n), send_offsets(n), recv_offsets(n);
+    // A round's offsets add up the counts to and from every rank: they must stay within an int.
+    const std::uint64_t round = std::min(kRoundElements, (std::uint64_t{1} << 30) / n);
     for (;;) {
       std::uint64_t left = 0;
       std::vector<std::uint64_t> send;
       for (std::size_t r = 0; r < n; ++r) {
-        const std::uint64_t count = std::min(kRoundElements, out[r].size() - sent[r]);
+        const std::uint64_t count = std::min(round, out[r].size() - sent[r]);
         send_counts[r] = int(count);
         send_offsets[r] = int(send.size());
         send.insert(send.end(), out[r].begin() + std::ptrdiff_t(sent[r]), out[r].begin() + std::ptrdiff_t(sent[r] + count));
