@@ -99,6 +99,9 @@ int run_gen(const GenCliOptions& in) {
 }
 
 int run_gen_alone_or_split(const GenCliOptions& o, gen::Cluster* cluster) {
+  if (!cluster && (o.split || !o.split_above.empty() || o.slice_seed != 0))
+    return report(make_error(ErrorCode::kInvalidArgument,
+                             "gen: --split, --split-above and --slice-seed apply under mpirun only (docs/mpi.md)"));
   std::vector<model::Material> wanted;
   if (o.all > 0) {
     if (o.all < 3 || o.all > 6) return report(make_error(ErrorCode::kInvalidArgument, "gen: --all N needs N in 3..6"));
