@@ -7,17 +7,15 @@
 #include <new>
 #include <optional>
 
-#if defined(__linux__)
-#include <sys/mman.h>
-#endif
-
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
 
 #include <tbb/enumerable_thread_specific.h>
 
+#include "formats/large_allocator.h"
 #include "gen/cluster.h"
+#include "gen/huge_array.h"
 #include "gen/model.h"
 #include "gen/parallel.h"
 #include "gen/unmove_index.h"
@@ -29,10 +27,13 @@ using namespace chess;
 
 namespace {
 
-// Per-position solver state, 16 bits:
-//   0                 unresolved, may still lose
-//   0x8000 | f        unresolved, may still lose, but not faster than f plies (a conversion loses in f);
-//                     with 0x4000 (kConvBit) when that conversion is a capture or promotion
+// Per-position solver state, 16 bits, the solver's only memory per slot and side (docs/tables.md,
+// "Algorithm"):
+//   0x8000 | c        unresolved, may still lose: c (0..255) is how many of its moves within the table
+//                     (weighted, see init_position) are not yet known to lose
+//   0x8100 | c        the same, but a capture, promotion or en-passant stalemate loses, so the position
+//                     loses no faster than that conversion; its value is computed again, from the
+//                     tables converted into, when c reaches 0 (Solver::count_down)
 //   1..0x3FFF         resolved, ply = state - 1 (odd: win, even: loss); wins may still shorten
 //                     until their ply is reached
 //   0x4001..0x7FFF    the same, and the value is that of a capture or promotion (the writer of
@@ -42,75 +43,32 @@ namespace {
 //   kIllegal          unused slot
 // The conversion mark costs nothing in the loops: a quiet move that improves a value stores the
 // plain state, so a state still marked at the end is a value equal to the best conversion.
-constexpr std::uint16_t kUnknown = 0;
-constexpr std::uint16_t kFloorBit = 0x8000;
+constexpr std::uint16_t kOpen = 0x8000;
+constexpr std::uint16_t kFloorBit = 0x0100;
+constexpr std::uint16_t kCountMask = 0x00FF;
 constexpr std::uint16_t kConvBit = 0x4000;
 constexpr std::uint16_t kNoLossOther = 0xFFFD;
 constexpr std::uint16_t kNoLoss = 0xFFFE;
 constexpr std::uint16_t kIllegal = 0xFFFF;
-[[maybe_unused]] constexpr int kMaxPly = kConvBit - 2;  // resolved(kMaxPly) | kConvBit < kFloorBit (asserted)
+[[maybe_unused]] constexpr int kMaxPly = kConvBit - 2;  // resolved(kMaxPly) | kConvBit < kOpen (asserted)
 constexpr std::uint64_t kChunk = 1 << 12;
 // A chunk remembers which plies were set in it, modulo this many: the scans run past 64 plies in
 // many 5-piece tables (KRPvKR: 147), and a smaller modulus made late plies rescan every chunk.
 constexpr int kPlyWords = 4;
 constexpr int kPlyModulus = 64 * kPlyWords;
 
-constexpr bool is_resolved(std::uint16_t s) { return s >= 1 && s < kFloorBit; }
-constexpr bool can_lose(std::uint16_t s) { return s == kUnknown || (s & kFloorBit && s < kNoLossOther); }
+constexpr bool is_resolved(std::uint16_t s) { return s >= 1 && s < kOpen; }
+constexpr bool can_lose(std::uint16_t s) { return (s & ~(kFloorBit | kCountMask)) == kOpen; }
 constexpr std::uint16_t resolved(int ply) { return std::uint16_t(ply + 1); }
 // The ply of a resolved state, marked or not.
 constexpr int ply_of(std::uint16_t s) { return (s & ~kConvBit) - 1; }
-// A floor state's ply.
-constexpr int floor_of(std::uint16_t s) { return s & ~(kFloorBit | kConvBit); }
 
-// An uninitialised array of n T, on transparent huge pages where the system offers them: the
-// predecessor updates hit the arrays at random, and 4 KiB pages make nearly each one a TLB miss.
-// Mapped directly (not through malloc) so that freeing it returns the memory to the system.
-template <class T>
-class HugeArray {
- public:
-  HugeArray() = default;
-  explicit HugeArray(std::uint64_t n) {
-    constexpr std::size_t kHuge = std::size_t{2} << 20;
-    bytes_ = std::max<std::size_t>((n * sizeof(T) + kHuge - 1) / kHuge * kHuge, kHuge);
-#if defined(__linux__)
-    // Map one huge page more than needed and trim both ends to a 2 MiB boundary.
-    void* raw = mmap(nullptr, bytes_ + kHuge, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (raw == MAP_FAILED) throw std::bad_alloc();
-    const auto start = reinterpret_cast<std::uintptr_t>(raw);
-    const std::uintptr_t aligned = (start + kHuge - 1) / kHuge * kHuge;
-    if (aligned > start) munmap(raw, aligned - start);
-    if (const std::uintptr_t tail = start + bytes_ + kHuge - (aligned + bytes_); tail > 0)
-      munmap(reinterpret_cast<void*>(aligned + bytes_), tail);
-    data_ = reinterpret_cast<T*>(aligned);
-    madvise(data_, bytes_, MADV_HUGEPAGE);  // advice only: without it the arrays are merely slower
-#else
-    data_ = static_cast<T*>(::operator new(bytes_));
-#endif
-  }
-  HugeArray(const HugeArray&) = delete;
-  HugeArray& operator=(const HugeArray&) = delete;
-  HugeArray& operator=(HugeArray&& o) noexcept {
-    std::swap(data_, o.data_);
-    std::swap(bytes_, o.bytes_);
-    return *this;
-  }
-  ~HugeArray() { reset(); }
-  void reset() {
-    if (!data_) return;
-#if defined(__linux__)
-    munmap(data_, bytes_);
-#else
-    ::operator delete(data_);
-#endif
-    data_ = nullptr;
-  }
-  T& operator[](std::uint64_t i) { return data_[i]; }
-  const T& operator[](std::uint64_t i) const { return data_[i]; }
-
- private:
-  T* data_ = nullptr;
-  std::size_t bytes_ = 0;
+// A position's best conversion: over captures, promotions and double pushes into an en-passant
+// stalemate; and over captures and promotions alone (what capture-resolved files compare with).
+struct BestConversion {
+  std::optional<DtmValue> value, capture;
+  // The state's mark (kConvBit) for a value equal to the conversion's.
+  [[nodiscard]] std::uint16_t mark() const { return capture && *capture == *value ? kConvBit : 0; }
 };
 
 // A double push that the opponent may answer en passant; revisited at `ply` (see solve_table).
@@ -151,7 +109,6 @@ class Solver {
 
  private:
   std::atomic_ref<std::uint16_t> state(int side, std::uint64_t i) { return std::atomic_ref(state_[side][i]); }
-  std::atomic_ref<std::uint8_t> count(int side, std::uint64_t i) { return std::atomic_ref(count_[side][i]); }
   // Chunks remember which plies (mod kPlyModulus) were set in them, so a ply's scan skips the others.
   void note_chunk(int side, std::uint64_t i, int ply) {
     const int bit = ply % kPlyModulus;
@@ -183,6 +140,12 @@ class Solver {
     return best;
   }
 
+  // A move's part in the best conversion of its position: a capture or promotion, or a double push
+  // into a stalemate but for the en-passant capture (true: the move is a conversion). `ep` is set to
+  // a double push's best en-passant reply, for the caller.
+  bool add_conversion(const Board& child, const MoveInfo& mi, BestConversion& best, std::optional<DtmValue>& ep) const;
+  // The best conversion of slot i of `side` (a legal position), as init_position found it.
+  BestConversion best_conversion(int side, std::uint64_t i) const;
   // decoded: the board of slot i, or null for an unused slot.
   void init_position(int side, std::uint64_t i, const Board* decoded, std::vector<Deferred>& deferred);
   // b: the board of slot i (side to move = side).
@@ -223,9 +186,8 @@ class Solver {
   // slot of the colour-flipped board, so only White's side is kept and solved; an update of a
   // Black-to-move position goes to its flipped twin's slot (docs/tables.md, "Symmetric materials").
   const bool symmetric_;
-  // Not zero-filled: the initialisation writes every state, and every count a legal slot uses.
+  // Not zero-filled: the initialisation writes every state.
   std::array<HugeArray<std::uint16_t>, 2> state_;
-  std::array<HugeArray<std::uint8_t>, 2> count_;
   std::array<std::vector<std::uint64_t>, 2> chunk_plies_;  // kPlyWords words per chunk
   std::atomic<int> max_ply_{0};
   // Split solve (null when alone): this rank computes the slots of its slices; the others' slots
@@ -258,6 +220,27 @@ std::uint64_t Solver::next_at(int side, std::uint64_t i, std::uint64_t last, std
   return last;
 }
 
+bool Solver::add_conversion(const Board& child, const MoveInfo& mi, BestConversion& best,
+                            std::optional<DtmValue>& ep) const {
+  auto better = [](std::optional<DtmValue>& best_so_far, DtmValue v) {
+    best_so_far = best_so_far ? better_of(*best_so_far, v) : v;
+  };
+  if (mi.kind == MoveKind::kConversion) {
+    const DtmValue v = back_up(subtables_.probe(child));
+    better(best.value, v);
+    better(best.capture, v);
+    return true;
+  }
+  if (mi.kind != MoveKind::kDoublePush) return false;
+  ep = en_passant_value(child, mi.ep_square);
+  if (!ep || in_check(child) || has_legal_move(child)) return false;
+  // Stalemate but for the en-passant capture: the capture is the opponent's only move, so the
+  // push is worth exactly what the capture gives, like a conversion. (The table's own value of
+  // the pushed position, a stalemate without the right, never reaches this position.)
+  better(best.value, back_up(*ep));
+  return true;
+}
+
 void Solver::init_position(int side, std::uint64_t i, const Board* decoded, std::vector<Deferred>& deferred) {
   if (!decoded || !is_legal(*decoded)) {
     state_[side][i] = kIllegal;
@@ -266,9 +249,7 @@ void Solver::init_position(int side, std::uint64_t i, const Board* decoded, std:
   const Board& b = *decoded;
   int in_table = 0;
   bool any_move = false;
-  // conversion: the best over captures, promotions and double pushes into an en-passant stalemate;
-  // capture: over captures and promotions alone (what capture-resolved files compare with).
-  std::optional<DtmValue> conversion, capture;
+  BestConversion conversion;
   // Quiet piece moves are counted without building the children; only a child with both kings on one
   // long diagonal (pawnless) can be its own mirror image and weigh 2. So a king's move counts 1
   // unless it lands on the long diagonal the other king stands on (the two diagonals share no
@@ -295,24 +276,8 @@ void Solver::init_position(int side, std::uint64_t i, const Board* decoded, std:
   };
   for_each_legal_move_bulk(b, bulk, [&](const Board& child, const MoveInfo& mi) {
     any_move = true;
-    if (mi.kind == MoveKind::kConversion) {
-      const DtmValue v = back_up(subtables_.probe(child));
-      conversion = conversion ? better_of(*conversion, v) : v;
-      capture = capture ? better_of(*capture, v) : v;
-      return;
-    }
     std::optional<DtmValue> ep;
-    if (mi.kind == MoveKind::kDoublePush) {
-      ep = en_passant_value(child, mi.ep_square);
-      if (ep && !in_check(child) && !has_legal_move(child)) {
-        // Stalemate but for the en-passant capture: the capture is the opponent's only move, so the
-        // push is worth exactly what the capture gives, like a conversion. (The table's own value
-        // of the pushed position, a stalemate without the right, never reaches this position.)
-        const DtmValue v = back_up(*ep);
-        conversion = conversion ? better_of(*conversion, v) : v;
-        return;
-      }
-    }
+    if (add_conversion(child, mi, conversion, ep)) return;
     // Weights make the count match the decrements propagate() will deliver: a successor that is its
     // own mirror image is reached by twice as many un-moves (see docs/tables.md, "Algorithm", 4: symmetric positions).
     in_table += scheme_.stabilizer_size(child);
@@ -321,21 +286,20 @@ void Solver::init_position(int side, std::uint64_t i, const Board* decoded, std:
     if (ep && ep->is_win())
       deferred.push_back({ep->plies(), side, i, scheme_.encode(symmetric_ ? color_flipped(child) : child)});
   });
-  assert(in_table < 256);
-  count_[side][i] = std::uint8_t(in_table);
-  std::uint16_t s = kUnknown;
+  assert(in_table <= kCountMask);
+  std::uint16_t s = std::uint16_t(kOpen | in_table);
   if (!any_move) {
     s = in_check(b) ? resolved(0) : kNoLoss;
-  } else if (conversion) {
-    const std::uint16_t mark = capture && *capture == *conversion ? kConvBit : 0;
-    if (conversion->is_win()) {
-      s = std::uint16_t(resolved(conversion->plies()) | mark);
-    } else if (conversion->is_draw()) {
+  } else if (const auto& v = conversion.value) {
+    const std::uint16_t mark = conversion.mark();
+    if (v->is_win()) {
+      s = std::uint16_t(resolved(v->plies()) | mark);
+    } else if (v->is_draw()) {
       s = mark ? kNoLoss : kNoLossOther;
     } else if (in_table == 0) {
-      s = std::uint16_t(resolved(conversion->plies()) | mark);
-    } else if (conversion->plies() > 0) {
-      s = std::uint16_t(kFloorBit | mark | conversion->plies());
+      s = std::uint16_t(resolved(v->plies()) | mark);
+    } else if (v->plies() > 0) {
+      s |= kFloorBit;
     }
   }
   if (is_resolved(s)) {
@@ -360,17 +324,41 @@ void Solver::mark_win(int side, std::uint64_t i, int ply) {
   note_chunk(side, i, ply);
 }
 
+BestConversion Solver::best_conversion(int side, std::uint64_t i) const {
+  Board b;
+  [[maybe_unused]] const bool placed = scheme_.decode(i, Color(side), b);
+  assert(placed);
+  BestConversion best;
+  for_each_legal_move_bulk(b, [](PieceType, Square, Bitboard) {}, [&](const Board& child, const MoveInfo& mi) {
+    std::optional<DtmValue> ep;
+    add_conversion(child, mi, best, ep);
+  });
+  return best;
+}
+
 void Solver::count_down(int side, std::uint64_t i, int successor_ply, int weight) {
   auto ref = state(side, i);
-  const std::uint16_t cur = ref.load(std::memory_order_relaxed);
-  if (!can_lose(cur)) return;
-  const std::uint8_t before = count(side, i).fetch_sub(std::uint8_t(weight), std::memory_order_relaxed);
-  assert(before >= weight);
-  if (before != weight) return;
-  const int floor = cur == kUnknown ? 0 : floor_of(cur);
-  const int ply = std::max(successor_ply + 1, floor);
-  // Lost exactly as fast as by the marked conversion: the value is the conversion's.
-  const std::uint16_t mark = cur != kUnknown && ply == floor ? std::uint16_t(cur & kConvBit) : 0;
+  std::uint16_t cur = ref.load(std::memory_order_relaxed);
+  for (;;) {
+    if (!can_lose(cur)) return;
+    assert((cur & kCountMask) >= weight);
+    if ((cur & kCountMask) == weight) break;
+    if (ref.compare_exchange_weak(cur, std::uint16_t(cur - weight), std::memory_order_relaxed)) return;
+  }
+  // The last of its moves within the table loses. No other update reaches the slot now: every other
+  // move is counted down already, and a position with a winning move never runs out of count.
+  int ply = successor_ply + 1;
+  std::uint16_t mark = 0;
+  if (cur & kFloorBit) {
+    // A losing conversion: the position loses no faster than it (the floor, computed again here
+    // rather than kept in every slot), and when exactly as fast, the value is the conversion's.
+    const BestConversion conversion = best_conversion(side, i);
+    assert(conversion.value && conversion.value->is_loss());
+    if (const int floor = conversion.value->plies(); floor >= ply) {
+      ply = floor;
+      mark = conversion.mark();
+    }
+  }
   ref.store(std::uint16_t(resolved(ply) | mark), std::memory_order_relaxed);
   note_ply(ply);
   note_chunk(side, i, ply);
@@ -558,14 +546,7 @@ void Solver::propagate(int side, std::uint64_t i, const Board& b, int ply) {
       if (state(pred_side, updates[k].index).load(std::memory_order_relaxed) != kIllegal) mark_win(pred_side, updates[k].index, updates[k].arg);
     return;
   }
-  // Counters are touched (and fetched) only for predecessors that may still lose.
-  std::size_t m = 0;
-  for (std::size_t k = 0; k < n; ++k) {
-    if (!can_lose(state(pred_side, updates[k].index).load(std::memory_order_relaxed))) continue;
-    __builtin_prefetch(&count_[pred_side][updates[k].index], 1);
-    updates[m++] = updates[k];
-  }
-  for (std::size_t k = 0; k < m; ++k) count_down(pred_side, updates[k].index, ply, updates[k].arg);
+  for (std::size_t k = 0; k < n; ++k) count_down(pred_side, updates[k].index, ply, updates[k].arg);
 }
 
 std::shared_ptr<SolvedTable> Solver::run() {
@@ -573,7 +554,6 @@ std::shared_ptr<SolvedTable> Solver::run() {
   const int sides = symmetric_ ? 1 : 2;
   for (int s = 0; s < sides; ++s) {
     state_[s] = HugeArray<std::uint16_t>(n);
-    count_[s] = HugeArray<std::uint8_t>(n);
     chunk_plies_[s].assign((n + kChunk - 1) / kChunk * kPlyWords, 0);
   }
   const std::uint64_t per_side = (n + kChunk - 1) / kChunk;
@@ -679,40 +659,47 @@ std::shared_ptr<SolvedTable> Solver::run() {
   if (progress_) progress_({"finish", 0, resolved_total, 2 * n});
   if (cluster_) {
     // Rank 0 gets the whole table; the others are done (their table has no values).
-    for (int s = 0; s < sides; ++s) {
-      count_[s].reset();
-      gather_states(s);
-    }
+    for (int s = 0; s < sides; ++s) gather_states(s);
     if (rank_ != 0) return table_;
   }
   for (int s = 0; s < sides; ++s) {
-    count_[s].reset();
+    // The output grows over the states it replaces, which go back to the system a range at a time,
+    // so the two never both hold a whole side: the solve's 2 bytes a slot and side stay the peak.
     auto& out = table_->values[s];
-    resize_on_huge_pages(out, n);
+    out.clear();
+    out.shrink_to_fit();
+    out.reserve(n);  // large: mapped by the allocator, not yet touched
+    formats::advise_huge_pages(out.data(), n * sizeof(DtmValue));
     auto& no_better = table_->no_better[s];
     no_better.assign((n + 63) / 64, 0);
-    // Whole 64-slot words of no_better per range, so no two tasks share a word.
-    parallel_ranges(arena_, no_better.size(), kChunk / 64, [&](std::uint64_t from, std::uint64_t to) {
-      for (std::uint64_t w = from; w != to; ++w) {
-        std::uint64_t bits = 0;
-        for (std::uint64_t i = w * 64; i < std::min(n, w * 64 + 64); ++i) {
-          const std::uint16_t st = state_[s][i];
-          bool mark = false;
-          if (st == kIllegal) {
-            out[i] = DtmValue::illegal();
-          } else if (is_resolved(st)) {
-            const int ply = ply_of(st);
-            out[i] = ply % 2 ? DtmValue::win_in_plies(ply) : DtmValue::loss_in_plies(ply);
-            mark = ply == 0 || (st & kConvBit);  // checkmate, or a conversion's value
-          } else {
-            out[i] = DtmValue::draw();
-            mark = st == kNoLoss;  // stalemate, or a conversion's draw
+    constexpr std::uint64_t kRange = std::uint64_t{1} << 24;  // slots: whole pages and 64-slot words
+    for (std::uint64_t first = 0; first < n; first += kRange) {
+      const std::uint64_t last = std::min(n, first + kRange);
+      out.resize(last);
+      // Whole 64-slot words of no_better per task, so no two tasks share a word.
+      parallel_ranges(arena_, (last - first + 63) / 64, kChunk / 64, [&](std::uint64_t from, std::uint64_t to) {
+        for (std::uint64_t w = first / 64 + from; w != first / 64 + to; ++w) {
+          std::uint64_t bits = 0;
+          for (std::uint64_t i = w * 64; i < std::min(n, w * 64 + 64); ++i) {
+            const std::uint16_t st = state_[s][i];
+            bool mark = false;
+            if (st == kIllegal) {
+              out[i] = DtmValue::illegal();
+            } else if (is_resolved(st)) {
+              const int ply = ply_of(st);
+              out[i] = ply % 2 ? DtmValue::win_in_plies(ply) : DtmValue::loss_in_plies(ply);
+              mark = ply == 0 || (st & kConvBit);  // checkmate, or a conversion's value
+            } else {
+              out[i] = DtmValue::draw();
+              mark = st == kNoLoss;  // stalemate, or a conversion's draw
+            }
+            bits |= std::uint64_t(mark) << (i % 64);
           }
-          bits |= std::uint64_t(mark) << (i % 64);
+          no_better[w] = bits;
         }
-        no_better[w] = bits;
-      }
-    });
+      });
+      state_[s].release(first, last);
+    }
     state_[s].reset();
   }
   if (symmetric_) {
@@ -805,9 +792,9 @@ void Solver::gather_states(int side) {
 
 std::uint64_t solve_bytes(const Material& material) {
   const IndexScheme scheme(material);
-  // Solver state (2 bytes) and move counter (1 byte) per slot and side; the output (2 bytes) replaces
-  // the state one side at a time; the no-better marks take 1 bit per slot and side.
-  return scheme.size() * 2 * 3 + scheme.size() * 2 + scheme.size() / 4 + (64U << 20);
+  // Solver state, 2 bytes a slot and side; the output (2 bytes) replaces it a range at a time, with
+  // the no-better marks (1 bit a slot and side) on top (Solver::run).
+  return scheme.size() * 2 * 2 + scheme.size() / 4 + (96U << 20);
 }
 
 Result<std::shared_ptr<SolvedTable>> solve_table(const Material& material, const TableSet& subtables,
