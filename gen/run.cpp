@@ -322,7 +322,7 @@ Status generate_tables(const std::vector<Material>& wanted, const GenOptions& op
     auto solved = solve_table(m, loaded, arena, [&](const SolveProgress& p) {
       if (p.phase == "retro") last_ply = p.ply;
       if (progress) progress(m, p);
-    }, cluster ? &opts.split : nullptr);
+    }, cluster ? &opts.split : nullptr, opts.write.format_version >= 3);
     if (!solved) return solved.error();
     const auto t2 = std::chrono::steady_clock::now();
     const double c2 = cpu_seconds();

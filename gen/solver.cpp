@@ -99,9 +99,9 @@ std::uint64_t slice_group(const IndexScheme& scheme, int ranks) {
 class Solver {
  public:
   Solver(const Material& m, const TableSet& subtables, tbb::task_arena& arena, const ProgressFn& progress,
-         const SplitSolve* split)
+         const SplitSolve* split, bool marks)
       : table_(std::make_shared<SolvedTable>(m)), scheme_(table_->scheme), subtables_(subtables), arena_(arena),
-        progress_(progress), symmetric_(m.is_symmetric()), cluster_(split ? split->cluster : nullptr),
+        progress_(progress), symmetric_(m.is_symmetric()), marks_(marks), cluster_(split ? split->cluster : nullptr),
         map_{cluster_ ? cluster_->ranks() : 1, split ? split->seed : 0, slice_group(scheme_, cluster_ ? cluster_->ranks() : 1)},
         rank_(cluster_ ? cluster_->rank() : 0) {}
 
@@ -186,6 +186,7 @@ class Solver {
   // slot of the colour-flipped board, so only White's side is kept and solved; an update of a
   // Black-to-move position goes to its flipped twin's slot (docs/tables.md, "Symmetric materials").
   const bool symmetric_;
+  const bool marks_;  // fill SolvedTable::no_better
   // Not zero-filled: the initialisation writes every state.
   std::array<HugeArray<std::uint16_t>, 2> state_;
   std::array<std::vector<std::uint64_t>, 2> chunk_plies_;  // kPlyWords words per chunk
@@ -671,7 +672,7 @@ std::shared_ptr<SolvedTable> Solver::run() {
     out.reserve(n);  // large: mapped by the allocator, not yet touched
     formats::advise_huge_pages(out.data(), n * sizeof(DtmValue));
     auto& no_better = table_->no_better[s];
-    no_better.assign((n + 63) / 64, 0);
+    if (marks_) no_better.assign((n + 63) / 64, 0);
     constexpr std::uint64_t kRange = std::uint64_t{1} << 24;  // slots: whole pages and 64-slot words
     for (std::uint64_t first = 0; first < n; first += kRange) {
       const std::uint64_t last = std::min(n, first + kRange);
@@ -695,7 +696,7 @@ std::shared_ptr<SolvedTable> Solver::run() {
             }
             bits |= std::uint64_t(mark) << (i % 64);
           }
-          no_better[w] = bits;
+          if (marks_) no_better[w] = bits;
         }
       });
       state_[s].release(first, last);
@@ -709,8 +710,8 @@ std::shared_ptr<SolvedTable> Solver::run() {
     auto& out = table_->values[1];
     resize_on_huge_pages(out, n);
     auto& no_better = table_->no_better[1];
-    no_better.assign((n + 63) / 64, 0);
-    parallel_ranges(arena_, no_better.size(), kChunk / 64, [&](std::uint64_t from, std::uint64_t to) {
+    if (marks_) no_better.assign((n + 63) / 64, 0);
+    parallel_ranges(arena_, (n + 63) / 64, kChunk / 64, [&](std::uint64_t from, std::uint64_t to) {
       SlotBoards boards(scheme_, Color::kBlack);
       for (std::uint64_t w = from; w != to; ++w) {
         std::uint64_t bits = 0;
@@ -722,9 +723,9 @@ std::shared_ptr<SolvedTable> Solver::run() {
           }
           const std::uint64_t k = scheme_.encode(color_flipped(*b));
           out[i] = white[k];
-          bits |= ((white_marks[k / 64] >> (k % 64)) & 1) << (i % 64);
+          if (marks_) bits |= ((white_marks[k / 64] >> (k % 64)) & 1) << (i % 64);
         }
-        no_better[w] = bits;
+        if (marks_) no_better[w] = bits;
       }
     });
   }
@@ -793,13 +794,13 @@ void Solver::gather_states(int side) {
 std::uint64_t solve_bytes(const Material& material) {
   const IndexScheme scheme(material);
   // Solver state, 2 bytes a slot and side; the output (2 bytes) replaces it a range at a time, with
-  // the no-better marks (1 bit a slot and side) on top (Solver::run).
+  // the no-better marks (1 bit a slot and side, when asked for) on top (Solver::run).
   return scheme.size() * 2 * 2 + scheme.size() / 4 + (96U << 20);
 }
 
 Result<std::shared_ptr<SolvedTable>> solve_table(const Material& material, const TableSet& subtables,
                                                  tbb::task_arena& arena, const ProgressFn& progress,
-                                                 const SplitSolve* split) {
+                                                 const SplitSolve* split, bool no_better_marks) {
   // Only the tables this one converts into: a probe looks its table up in a short list (a run's
   // set may hold dozens).
   TableSet own;
@@ -808,7 +809,7 @@ Result<std::shared_ptr<SolvedTable>> solve_table(const Material& material, const
     if (!table) return make_error(ErrorCode::kUnavailable, material.name() + ": needs table " + sub.name() + " first");
     own.add(std::move(table));
   }
-  Solver solver(material, own, arena, progress, split);
+  Solver solver(material, own, arena, progress, split, no_better_marks);
   return solver.run();
 }
 

@@ -38,9 +38,12 @@ struct SplitSolve {
 // result is identical for any arena size. `progress` (may be empty) is called from the calling
 // thread between steps. With `split`, a collective call: every rank of split->cluster calls it for
 // the same material; rank 0 gets the whole table, identical to a solve alone, and the others a
-// table with no values (progress counts are the cluster's).
+// table with no values (progress counts are the cluster's). `no_better_marks`: fill
+// SolvedTable::no_better, which only a capture-resolved (one-side) writer reads; without them it
+// finds the same slots by search (gen/one_side.h), so they save its time for 1 bit a slot and side.
 [[nodiscard]] Result<std::shared_ptr<SolvedTable>> solve_table(const Material& material, const TableSet& subtables,
                                                                tbb::task_arena& arena, const ProgressFn& progress = {},
-                                                               const SplitSolve* split = nullptr);
+                                                               const SplitSolve* split = nullptr,
+                                                               bool no_better_marks = true);
 
 }  // namespace tbkit::gen
