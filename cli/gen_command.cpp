@@ -151,6 +151,8 @@ int run_gen_alone_or_split(const GenCliOptions& o, gen::Cluster* cluster) {
   // Ctrl-C, SIGTERM or SIGHUP while files are being written removes their NAME.tmp
   // (cli/interrupt.h): several small tables' writes may be pending at once, one guard each.
   std::map<std::string, TmpGuard> writing;
+  // The decoded tables the run maps (gen::kProbeValuesDir) go too.
+  const TmpGuard mapped_values(opts.dir / gen::kProbeValuesDir);
   auto progress = [&](const model::Material& m, const gen::SolveProgress& p) {
     if (p.phase == "write") writing.try_emplace(m.name(), gen::table_path(opts.dir, m).string() + ".tmp");
     if (!show_progress) return;

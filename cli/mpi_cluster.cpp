@@ -22,6 +22,10 @@ class MpiCluster final : public gen::Cluster {
     MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
     MPI_Comm_size(MPI_COMM_WORLD, &ranks_);
+    MPI_Comm node;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &node);
+    MPI_Comm_rank(node, &node_rank_);
+    MPI_Comm_free(&node);
   }
   MpiCluster(const MpiCluster&) = delete;
   MpiCluster& operator=(const MpiCluster&) = delete;
@@ -29,6 +33,7 @@ class MpiCluster final : public gen::Cluster {
 
   int rank() const override { return rank_; }
   int ranks() const override { return ranks_; }
+  int node_rank() const override { return node_rank_; }
 
   std::vector<std::uint64_t> exchange(std::vector<std::vector<std::uint64_t>>& out) override {
     const auto n = std::size_t(ranks_);
@@ -142,6 +147,7 @@ class MpiCluster final : public gen::Cluster {
  private:
   int rank_ = 0;
   int ranks_ = 1;
+  int node_rank_ = 0;
   std::uint64_t bytes_sent_ = 0;
 };
 

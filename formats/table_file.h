@@ -13,6 +13,7 @@
 
 #include "chess/result.h"
 #include "chess/types.h"
+#include "formats/atomic_file.h"
 #include "formats/dtm_value.h"
 
 namespace tbkit::formats {
@@ -122,10 +123,19 @@ struct OneSide {
 [[nodiscard]] Result<std::vector<std::byte>> encode_table(const TableInfo& info, const OneSide& side,
                                                           const TableWriteOptions& options = {});
 
+// A coded block's size and CRC-32C, as the block index records them.
+struct BlockExtent {
+  std::uint32_t size = 0;
+  std::uint32_t crc = 0;
+};
+[[nodiscard]] BlockExtent extent_of(std::span<const std::byte> block);
+
 // The writer in steps, for callers that compress blocks in parallel (gen/ does, with TBB):
 //   auto enc = TableEncoder::create(info, w, b, options);      // symbols, header, dictionary
 //   blocks[k] = enc->encode_block(k) for k < enc->block_count() // any order, any threads
 //   bytes = enc->assemble(blocks)                                // same bytes as encode_table
+// or, to stream a large file: the blocks in order from enc->data_offset() on, then
+// enc->head(their extents) at offset 0 (AtomicFile::write_at).
 // The value spans must outlive the encoder. encode_block is const and thread-safe.
 //
 // A caller that holds the values in another order (gen/ sizes candidate storage orders) can
@@ -184,6 +194,11 @@ class TableEncoder {
   [[nodiscard]] std::uint64_t file_size(std::uint64_t block_bytes) const;
   // The whole file from every block's bytes. Errors: kInvalidArgument (wrong number of blocks).
   [[nodiscard]] Result<std::vector<std::byte>> assemble(std::span<const std::vector<std::byte>> blocks) const;
+  // For a file written in pieces: the blocks go from byte data_offset() on, back to back in block
+  // order, and head(their extents) is everything before them (header, symbols, dictionary, block
+  // index). Errors of head: kInvalidArgument (wrong number of blocks).
+  [[nodiscard]] std::uint64_t data_offset() const;
+  [[nodiscard]] Result<std::vector<std::byte>> head(std::span<const BlockExtent> blocks) const;
 
   struct Impl;
 
@@ -204,15 +219,6 @@ inline constexpr std::uint16_t kFreeKey = 0xFFFF, kNoBetterKey = 0x8000;
   return previous = own;
 }
 
-// Writes `bytes` to path + ".tmp", fsyncs, renames it to `path`; removes the tmp file on failure.
-[[nodiscard]] Status write_file_atomically(const std::filesystem::path& path, std::span<const std::byte> bytes);
-
-// How write_file_atomically creates path + ".tmp": open(2)'s arguments, the descriptor or -1 with
-// errno set. A program may route it through its own lock: the command line does, so that no tmp
-// file is created once a signal's cleanup has begun, where the cleanup could miss it
-// (cli/interrupt.h). nullptr restores the default, ::open. Thread-safe.
-using TmpFileOpener = int (*)(const char* path, int flags, unsigned mode);
-void set_tmp_file_opener(TmpFileOpener opener);
 
 // A validated, read-only table file (mmapped). Copies share the mapping. All const methods are
 // thread-safe: the only mutable state is a mutex-guarded pool of decompression contexts (versions

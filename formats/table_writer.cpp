@@ -1,14 +1,9 @@
 // Table file writer: symbol remapping, don't-care filling, optional dictionary, zstd blocks.
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <zdict.h>
 #include <zstd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cassert>
-#include <cerrno>
 #include <cstring>
 #include <memory>
 #include <numeric>
@@ -238,16 +233,6 @@ std::vector<std::byte> train_dictionary(std::span<const std::span<const DtmValue
   if (ZDICT_isError(n)) return {};
   dict.resize(n);
   return dict;
-}
-
-Status write_all(int fd, std::span<const std::byte> bytes, const std::string& name) {
-  while (!bytes.empty()) {
-    const ssize_t n = ::write(fd, bytes.data(), bytes.size());
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return make_error(ErrorCode::kIo, name + ": write failed: " + std::strerror(errno));
-    bytes = bytes.subspan(std::size_t(n));
-  }
-  return {};
 }
 
 // The code of the last legal value before slot `first` of a side (0 when there is none), so
@@ -483,7 +468,13 @@ Status TableEncoder::Impl::compress(std::span<const std::byte> raw, std::vector<
   return {};
 }
 
-Result<std::vector<std::byte>> TableEncoder::assemble(std::span<const std::vector<std::byte>> blocks) const {
+BlockExtent extent_of(std::span<const std::byte> block) {
+  return {std::uint32_t(block.size()), crc32c(block)};
+}
+
+std::uint64_t TableEncoder::data_offset() const { return impl_->header.data_offset(); }
+
+Result<std::vector<std::byte>> TableEncoder::head(std::span<const BlockExtent> blocks) const {
   const Impl& im = *impl_;
   Header h = im.header;
   if (blocks.size() != h.block_count)
@@ -498,18 +489,31 @@ Result<std::vector<std::byte>> TableEncoder::assemble(std::span<const std::vecto
   for (std::uint64_t k = 0; k < h.block_count; ++k) {
     std::byte* entry = &metadata[index_at + layout::kIndexEntrySize * k];
     store_le<std::uint64_t>(entry, offset);
-    store_le<std::uint32_t>(entry + 8, std::uint32_t(blocks[k].size()));
-    store_le<std::uint32_t>(entry + 12, crc32c(blocks[k]));
-    offset += blocks[k].size();
+    store_le<std::uint32_t>(entry + 8, blocks[k].size);
+    store_le<std::uint32_t>(entry + 12, blocks[k].crc);
+    offset += blocks[k].size;
   }
   h.metadata_checksum = crc32c(metadata);
   h.file_size = offset;
   const auto header = layout::encode_header(h);
-  std::vector<std::byte> out;
-  out.reserve(h.file_size);
-  out.insert(out.end(), header.begin(), header.end());
+  std::vector<std::byte> out(header.begin(), header.end());
   out.insert(out.end(), metadata.begin(), metadata.end());
-  for (const auto& b : blocks) out.insert(out.end(), b.begin(), b.end());
+  assert(out.size() == h.data_offset());
+  return out;
+}
+
+Result<std::vector<std::byte>> TableEncoder::assemble(std::span<const std::vector<std::byte>> blocks) const {
+  std::vector<BlockExtent> extents;
+  extents.reserve(blocks.size());
+  std::uint64_t bytes = 0;
+  for (const auto& b : blocks) {
+    extents.push_back(extent_of(b));
+    bytes += b.size();
+  }
+  auto out = head(extents);
+  if (!out) return out.error();
+  out->reserve(out->size() + bytes);
+  for (const auto& b : blocks) out->insert(out->end(), b.begin(), b.end());
   return out;
 }
 
@@ -549,30 +553,6 @@ Status write_table_file(const std::filesystem::path& path, const TableInfo& info
   auto bytes = encode_table(info, side, options);
   if (!bytes) return bytes.error();
   return write_file_atomically(path, *bytes);
-}
-
-namespace {
-
-std::atomic<TmpFileOpener> tmp_file_opener{nullptr};
-
-}  // namespace
-
-void set_tmp_file_opener(TmpFileOpener opener) { tmp_file_opener.store(opener); }
-
-Status write_file_atomically(const std::filesystem::path& path, std::span<const std::byte> bytes) {
-  const std::filesystem::path tmp = path.string() + ".tmp";
-  const std::string name = tmp.string();
-  const int flags = O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC;
-  const TmpFileOpener opener = tmp_file_opener.load();
-  const int fd = opener ? opener(tmp.c_str(), flags, 0644) : ::open(tmp.c_str(), flags, 0644);
-  if (fd < 0) return make_error(ErrorCode::kIo, name + ": cannot create: " + std::strerror(errno));
-  Status st = write_all(fd, bytes, name);
-  if (st && ::fsync(fd) != 0) st = make_error(ErrorCode::kIo, name + ": fsync failed: " + std::strerror(errno));
-  if (::close(fd) != 0 && st) st = make_error(ErrorCode::kIo, name + ": close failed: " + std::strerror(errno));
-  if (st && ::rename(tmp.c_str(), path.c_str()) != 0)
-    st = make_error(ErrorCode::kIo, path.string() + ": cannot rename the tmp file into place: " + std::strerror(errno));
-  if (!st) ::unlink(tmp.c_str());
-  return st;
 }
 
 Status write_table_file(const std::filesystem::path& path, const TableInfo& info,

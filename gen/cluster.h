@@ -37,6 +37,9 @@ class Cluster {
   virtual ~Cluster() = default;
   [[nodiscard]] virtual int rank() const = 0;
   [[nodiscard]] virtual int ranks() const = 0;
+  // This rank's number among the ranks on its machine (0 .. their count - 1): rank 0 of each
+  // machine makes the files the ranks there share (the tables of fewer men, mapped once per machine).
+  [[nodiscard]] virtual int node_rank() const = 0;
   // out[r] (out.size() == ranks()) goes to rank r, in bounded rounds until every buffer is empty;
   // returns what the ranks sent to this one, in rank order. Clears `out`.
   [[nodiscard]] virtual std::vector<std::uint64_t> exchange(std::vector<std::vector<std::uint64_t>>& out) = 0;

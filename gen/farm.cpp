@@ -25,6 +25,7 @@ Status run_job(const Material& m, bool split, const GenOptions& opts, tbb::task_
                const std::function<void(const Material&, const SolveProgress&)>& progress,
                const std::function<void(const TableSummary&)>& summary) {
   GenOptions job = opts;
+  job.farm_job = true;
   if (split) {
     job.split_all = true;
   } else {
@@ -172,6 +173,7 @@ Status generate_farm(const std::vector<Material>& wanted, const GenOptions& opts
   if (opts.split.cluster->rank() == 0) {
     // A run killed outright may have left partial NAME.tmp files (see generate_tables).
     for (const Material& m : plan) std::filesystem::remove(table_path(opts.dir, m).string() + ".tmp", ec);
+    std::filesystem::remove_all(opts.dir / kProbeValuesDir, ec);
   }
   // No worker starts before rank 0 has cleaned up.
   opts.split.cluster->barrier();

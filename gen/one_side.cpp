@@ -315,27 +315,75 @@ std::vector<StorageOrder> candidate_orders(const IndexScheme& scheme) {
 
 namespace {
 
-// The file of `encoder`'s blocks, block k made by code(k) (a Result of its bytes), one task per
-// block in `arena`; the first error by block number.
-template <class Code>
-Result<std::vector<std::byte>> assemble_in_parallel(const formats::TableEncoder& encoder, tbb::task_arena& arena,
-                                                    Code&& code) {
+// Makes every block of `encoder`, block k by code(k) (a Result of its bytes), in parallel in
+// `arena`, kWindow blocks at a time, and hands each window's blocks to take(k, bytes) in block
+// order: only a window's blocks are held at once. The first error by block number (code's or
+// take's) stops it and is returned.
+template <class Code, class Take>
+Status code_blocks(const formats::TableEncoder& encoder, tbb::task_arena& arena, Code&& code, Take&& take) {
+  const std::uint64_t n = encoder.block_count();
+  const std::uint64_t window = std::max<std::uint64_t>(64, 16 * std::uint64_t(std::max(1, arena.max_concurrency())));
+  std::vector<std::vector<std::byte>> blocks;
+  std::vector<Status> errors;
+  for (std::uint64_t first = 0; first < n; first += window) {
+    const std::uint64_t count = std::min(window, n - first);
+    blocks.assign(count, {});
+    errors.assign(count, {});
+    parallel_each(arena, count, [&](std::uint64_t j) {
+      auto b = code(first + j);
+      if (b) blocks[j] = std::move(*b);
+      else errors[j] = b.error();
+    });
+    for (std::uint64_t j = 0; j < count; ++j) {
+      if (!errors[j]) return errors[j];
+      if (Status st = take(first + j, std::span<const std::byte>(blocks[j])); !st) return st;
+      blocks[j] = {};
+    }
+  }
+  return {};
+}
+
+// The whole file in memory (for tests and small callers).
+Result<std::vector<std::byte>> assemble_blocks(const formats::TableEncoder& encoder, tbb::task_arena& arena,
+                                               const BlockCoder& code) {
   std::vector<std::vector<std::byte>> blocks(encoder.block_count());
-  std::vector<Status> errors(blocks.size());
-  parallel_each(arena, blocks.size(), [&](std::uint64_t k) {
-    auto b = code(k);
-    if (b) blocks[k] = std::move(*b);
-    else errors[k] = b.error();
+  Status st = code_blocks(encoder, arena, code, [&](std::uint64_t k, std::span<const std::byte> bytes) {
+    blocks[k].assign(bytes.begin(), bytes.end());
+    return Status{};
   });
-  for (const Status& st : errors)
-    if (!st) return st.error();
+  if (!st) return st.error();
   return encoder.assemble(blocks);
+}
+
+// The file streamed to `path` (tmp + rename): the blocks as they come, then the head before them.
+Status write_blocks(const std::filesystem::path& path, const formats::TableEncoder& encoder, tbb::task_arena& arena,
+                    const BlockCoder& code) {
+  auto file = formats::AtomicFile::create(path);
+  if (!file) return file.error();
+  std::vector<formats::BlockExtent> extents;
+  extents.reserve(encoder.block_count());
+  std::uint64_t offset = encoder.data_offset();
+  Status st = code_blocks(encoder, arena, code, [&](std::uint64_t, std::span<const std::byte> bytes) {
+    extents.push_back(formats::extent_of(bytes));
+    const std::uint64_t at = offset;
+    offset += bytes.size();
+    return file->write_at(at, bytes);
+  });
+  if (!st) return st;
+  auto head = encoder.head(extents);
+  if (!head) return head.error();
+  if (st = file->write_at(0, *head); !st) return st;
+  return file->commit();
 }
 
 }  // namespace
 
 Result<std::vector<std::byte>> encode_in_parallel(const formats::TableEncoder& encoder, tbb::task_arena& arena) {
-  return assemble_in_parallel(encoder, arena, [&](std::uint64_t k) { return encoder.encode_block(k); });
+  return assemble_blocks(encoder, arena, [&](std::uint64_t k) { return encoder.encode_block(k); });
+}
+
+Status write_in_parallel(const std::filesystem::path& path, const formats::TableEncoder& encoder, tbb::task_arena& arena) {
+  return write_blocks(path, encoder, arena, [&](std::uint64_t k) { return encoder.encode_block(k); });
 }
 
 StoredSide choose_stored_side(const SolvedTable& table, const TableSet& subtables, tbb::task_arena& arena) {
@@ -446,16 +494,12 @@ StoredValues stored_values(const SolvedTable& table, const StoredSide& stored, t
   return permuted(table, stored.side, stored.no_better, stored.order, arena);
 }
 
-Result<std::vector<std::byte>> encode_stored_side(const SolvedTable& table, const StoredSide& stored,
-                                                  const formats::TableInfo& info,
-                                                  const formats::TableWriteOptions& options, tbb::task_arena& arena) {
-  if (options.format_version == 4) {
-    // One static model for the whole table: coded whole, not block by block.
-    const StoredValues values = stored_values(table, stored, arena);
-    const formats::OneSide one{stored.side, {values.values.data(), values.values.size()},
-                               {values.freedom.data(), values.freedom.size()}};
-    return formats::encode_table(info, one, options);
-  }
+namespace {
+
+// Hands the encoder of `stored`'s version-3 file and its block coder to use(encoder, code).
+Status with_stored_side_coder(const SolvedTable& table, const StoredSide& stored, const formats::TableInfo& info,
+                              const formats::TableWriteOptions& options, tbb::task_arena& arena,
+                              const std::function<Status(const formats::TableEncoder&, const BlockCoder&)>& use) {
   if (options.dictionary_bytes == 0) {
     const std::pair<std::uint64_t, std::uint64_t> whole{0, table.scheme.size()};
     std::vector<std::uint64_t> counted;
@@ -468,8 +512,7 @@ Result<std::vector<std::byte>> encode_stored_side(const SolvedTable& table, cons
       SlotKeys found;
       if (stored.keys.empty()) found = slot_keys(table, stored.side, stored.no_better, *encoder, arena);
       const SlotKeys& keys = stored.keys.empty() ? found : stored.keys;
-      return assemble_in_parallel(*encoder, arena,
-                                  [&](std::uint64_t k) { return encode_keyed_block(*encoder, keys, stored.order, k); });
+      return use(*encoder, [&](std::uint64_t k) { return encode_keyed_block(*encoder, keys, stored.order, k); });
     }
   }
   const StoredValues values = stored_values(table, stored, arena);
@@ -477,16 +520,54 @@ Result<std::vector<std::byte>> encode_stored_side(const SolvedTable& table, cons
                              {values.freedom.data(), values.freedom.size()}};
   auto encoder = formats::TableEncoder::create(info, one, options);
   if (!encoder) return encoder.error();
-  return encode_in_parallel(*encoder, arena);
+  return use(*encoder, [&](std::uint64_t k) { return encoder->encode_block(k); });
+}
+
+}  // namespace
+
+Result<std::vector<std::byte>> encode_stored_side(const SolvedTable& table, const StoredSide& stored,
+                                                  const formats::TableInfo& info,
+                                                  const formats::TableWriteOptions& options, tbb::task_arena& arena) {
+  if (options.format_version == 4) {
+    // One static model for the whole table: coded whole, not block by block.
+    const StoredValues values = stored_values(table, stored, arena);
+    const formats::OneSide one{stored.side, {values.values.data(), values.values.size()},
+                               {values.freedom.data(), values.freedom.size()}};
+    return formats::encode_table(info, one, options);
+  }
+  std::vector<std::byte> out;
+  Status st = with_stored_side_coder(table, stored, info, options, arena,
+                                     [&](const formats::TableEncoder& encoder, const BlockCoder& code) -> Status {
+                                       auto bytes = assemble_blocks(encoder, arena, code);
+                                       if (!bytes) return bytes.error();
+                                       out = std::move(*bytes);
+                                       return {};
+                                     });
+  if (!st) return st.error();
+  return out;
+}
+
+Status write_stored_side(const std::filesystem::path& path, const SolvedTable& table, const StoredSide& stored,
+                         const formats::TableInfo& info, const formats::TableWriteOptions& options,
+                         tbb::task_arena& arena) {
+  if (options.format_version == 4) {
+    auto bytes = encode_stored_side(table, stored, info, options, arena);
+    if (!bytes) return bytes.error();
+    return formats::write_file_atomically(path, *bytes);
+  }
+  return with_stored_side_coder(table, stored, info, options, arena,
+                                [&](const formats::TableEncoder& encoder, const BlockCoder& code) {
+                                  return write_blocks(path, encoder, arena, code);
+                                });
 }
 
 void expand_table(SolvedTable& table, Color stored, bool capture_resolved, const TableSet& subtables,
                   tbb::task_arena& arena, const SlotProgressFn& progress) {
   const IndexScheme& scheme = table.scheme;
-  std::vector<DtmValue>& mine = table.values[index_of(stored)];
-  std::vector<DtmValue>& other = table.values[index_of(~stored)];
+  ValueArray& mine = table.values[index_of(stored)];
+  ValueArray& other = table.values[index_of(~stored)];
   const std::uint64_t n = scheme.size();
-  other.assign(n, DtmValue::illegal());
+  other = ValueArray(n);
   std::atomic<std::uint64_t> done{0};
   auto report = [&](std::uint64_t slots) {
     if (progress) progress(done.fetch_add(slots, std::memory_order_relaxed) + slots, 2 * n);
@@ -513,7 +594,10 @@ void expand_table(SolvedTable& table, Color stored, bool capture_resolved, const
     SlotBoards boards(scheme, ~stored);
     for (std::uint64_t i = first; i < last; ++i) {
       const Board* decoded = boards.at(i);
-      if (!decoded || !is_legal(*decoded)) continue;
+      if (!decoded || !is_legal(*decoded)) {
+        other[i] = DtmValue::illegal();
+        continue;
+      }
       const Board& b = *decoded;
       if (symmetric) {
         other[i] = mine[scheme.encode(color_flipped(b))];

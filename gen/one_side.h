@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
+#include <functional>
 #include <optional>
 #include <vector>
 
@@ -83,6 +85,13 @@ struct StoredSide {
 // bytes are encode_table's whatever the thread count). The first error, by block
 // number, is returned.
 [[nodiscard]] Result<std::vector<std::byte>> encode_in_parallel(const formats::TableEncoder& encoder, tbb::task_arena& arena);
+// The same file written to `path` (tmp + rename) as its blocks are made, a window of them at a
+// time, so that only that window is held besides the values. Errors: the encoder's, and kIo
+// naming the file.
+[[nodiscard]] Status write_in_parallel(const std::filesystem::path& path, const formats::TableEncoder& encoder,
+                                       tbb::task_arena& arena);
+// Block k's bytes, for the writers above.
+using BlockCoder = std::function<Result<std::vector<std::byte>>(std::uint64_t)>;
 
 // Which side a version-3 file of `table` stores, with that side's no_better_marks, and in which
 // storage order (docs/index.md): White for a symmetric material (Black's values are White's,
@@ -121,6 +130,10 @@ struct StoredValues {
                                                                 const formats::TableInfo& info,
                                                                 const formats::TableWriteOptions& options,
                                                                 tbb::task_arena& arena);
+// The same file written to `path` as write_in_parallel does.
+[[nodiscard]] Status write_stored_side(const std::filesystem::path& path, const SolvedTable& table,
+                                       const StoredSide& stored, const formats::TableInfo& info,
+                                       const formats::TableWriteOptions& options, tbb::task_arena& arena);
 
 // Rebuilds `table` in place from a version-3 file's values: table.values[stored] holds the stored
 // side's values (illegal slots marked illegal), table.values[other] is overwritten. Resolves the

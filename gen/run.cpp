@@ -44,15 +44,35 @@ std::uint64_t generation_bytes(const Material& m, std::uint32_t format_version) 
   }
   // The tables m converts into, held while m is solved, each read alone (a version-3 one from its
   // expanded copy, expanded_source).
+  return bytes + conversion_bytes(m);
+}
+
+std::uint64_t conversion_bytes(const Material& m) {
+  std::uint64_t bytes = 0;
   for (const Material& d : m.conversions()) bytes += IndexScheme(d).size() * 2 * sizeof(DtmValue);
   return bytes;
 }
 
 namespace {
 
-// "KQvKR needs about N MiB" (rounded up), as the memory cap and the memory warning say it.
+// Unique among the processes that may share a table directory, on any machine.
+std::string process_tag() {
+  char host[256] = {};
+  if (gethostname(host, sizeof host - 1) != 0) host[0] = '\0';
+  return std::string(host) + "." + std::to_string(getpid());
+}
+
+std::string mib(std::uint64_t bytes) { return std::to_string((bytes + (1 << 20) - 1) >> 20) + " MiB"; }
+
+// "KQvKR needs about N MiB (...)" (rounded up), as the memory cap and the memory warning say it:
+// the tables it converts into, when read back from disk, are also files on the scratch disk.
 std::string needs_about(const Material& m, std::uint64_t bytes) {
-  return m.name() + " needs about " + std::to_string((bytes + (1 << 20) - 1) >> 20) + " MiB";
+  const std::uint64_t mapped = conversion_bytes(m);
+  std::string out = m.name() + " needs about " + mib(bytes);
+  if (mapped > 0)
+    out += " (" + mib(mapped) + " of it the tables it converts into, mapped from as much scratch disk in " +
+           kProbeValuesDir + " when read back from their files)";
+  return out;
 }
 
 // The file at `path` if it opens and its header is one of `m`'s tables (blocks not checked).
@@ -211,6 +231,9 @@ Status generate_tables(const std::vector<Material>& wanted, const GenOptions& op
     return false;
   };
   TableSet loaded;
+  // Tables read back from disk are decoded into files and mapped (TableSet::keep_probe_values_in):
+  // in a split run the ranks of a machine share one copy, rank 0 of each machine making it.
+  loaded.keep_probe_values_in(opts.dir / kProbeValuesDir, process_tag());
   // Drops from `loaded` the tables not in `keep`, first writing the expanded copy of each that a
   // table from plan[k] on converts into and that cannot be read alone (it converts into others).
   auto drop_tables = [&](const std::vector<Material>& keep, std::size_t k) -> Status {
@@ -270,8 +293,12 @@ Status generate_tables(const std::vector<Material>& wanted, const GenOptions& op
   // A run killed outright (SIGKILL, power loss) may have left partial NAME.tmp files, as many as
   // writes were pending; they are never read, but go first so that the directory holds only
   // finished tables, whenever this run is stopped.
-  if (writer)
+  if (writer && !opts.farm_job) {
     for (const Material& m : plan) std::filesystem::remove(table_path(opts.dir, m).string() + ".tmp", ec);
+    // And decoded tables it mapped (TableSet::keep_probe_values_in), before any rank makes new ones.
+    std::filesystem::remove_all(opts.dir / kProbeValuesDir, ec);
+  }
+  if (cluster && !opts.farm_job) cluster->barrier();
   for (std::size_t k = 0; k < plan.size(); ++k) {
     const Material& m = plan[k];
     if (one_side) remove_unneeded_copies(k);
@@ -312,8 +339,15 @@ Status generate_tables(const std::vector<Material>& wanted, const GenOptions& op
         }
     }
     const std::size_t held = loaded.size();
+    const bool maker = !cluster || cluster->node_rank() == 0;
     for (const Material& d : conversions[k])
-      if (Status st = loaded.load_expanded(opts.dir, d, cache, arena, LoadUse::kProbeOnly); !st) return st;
+      if (maker)
+        if (Status st = loaded.load_expanded(opts.dir, d, cache, arena, LoadUse::kProbeOnly); !st) return st;
+    if (cluster) {
+      cluster->barrier();
+      for (const Material& d : conversions[k])
+        if (Status st = loaded.map_probe_values(d); !st) return st;
+    }
     const std::size_t tables_read = loaded.size() - held;
     const auto t1 = std::chrono::steady_clock::now();
     const double c1 = cpu_seconds();
@@ -374,8 +408,9 @@ Status generate_tables(const std::vector<Material>& wanted, const GenOptions& op
       if (cluster) cluster->barrier();
       if (Status st = finish_oldest(); !st) return st;
     }
-    // A split solve's other ranks hold no values: they read the file rank 0 wrote when they need it.
-    if (writer) loaded.add(std::move(*solved));
+    // A split solve's other ranks hold no values: every rank reads the file rank 0 wrote when a
+    // later table needs it, so that all hold the same tables.
+    if (!cluster) loaded.add(std::move(*solved));
   }
   if (Status st = finish_pending(); !st) return st;
   if (one_side) remove_unneeded_copies(plan.size());

@@ -20,6 +20,9 @@ namespace tbkit::gen {
 inline constexpr const char* kTableExtension = ".dtm";
 // The directory, inside a version-3 run's table directory, of its expanded copies (expanded_source).
 inline constexpr const char* kExpandedCacheDir = ".tbkit-expanded";
+// The directory, inside a run's table directory, of the values of the tables it read back from
+// disk, decoded and mapped (TableSet::keep_probe_values_in); removed when the run ends.
+inline constexpr const char* kProbeValuesDir = ".tbkit-values";
 
 // The file holding a normalized material's table in `dir`: dir/KQvKR.dtm.
 [[nodiscard]] std::filesystem::path table_path(const std::filesystem::path& dir, const Material& m);
@@ -42,6 +45,9 @@ struct GenOptions {
   SplitSolve split;
   bool split_all = false;
   std::uint64_t split_above = 0;
+  // Set by the farm for the one table it hands a rank (gen/farm.cpp): the run then leaves the
+  // directory's leftovers to the farm, which cleans them once before any rank starts.
+  bool farm_job = false;
 };
 
 struct TableSummary {
@@ -76,6 +82,9 @@ struct TableSummary {
 // freedom, the stored side in its storage order). Each table held is read alone (a version-3 one
 // from its expanded copy, expanded_source), so only the direct conversions count.
 [[nodiscard]] std::uint64_t generation_bytes(const Material& m, std::uint32_t format_version = 2);
+// The part of it that is the tables m converts into, 2 bytes a slot and side: in memory when held
+// from earlier in the run, else decoded into files under kProbeValuesDir and mapped.
+[[nodiscard]] std::uint64_t conversion_bytes(const Material& m);
 
 // This machine's memory in bytes (0 when unknown).
 [[nodiscard]] std::uint64_t physical_memory_bytes();

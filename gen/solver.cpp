@@ -641,16 +641,12 @@ std::shared_ptr<SolvedTable> Solver::run() {
     // The output grows over the states it replaces, which go back to the system a range at a time,
     // so the two never both hold a whole side: the solve's 2 bytes a slot and side stay the peak.
     auto& out = table_->values[s];
-    out.clear();
-    out.shrink_to_fit();
-    out.reserve(n);  // large: mapped by the allocator, not yet touched
-    formats::advise_huge_pages(out.data(), n * sizeof(DtmValue));
+    out = ValueArray(n);  // mapped, not yet touched: pages come as the ranges fill them
     auto& no_better = table_->no_better[s];
     if (marks_) no_better.assign((n + 63) / 64, 0);
     constexpr std::uint64_t kRange = std::uint64_t{1} << 24;  // slots: whole pages and 64-slot words
     for (std::uint64_t first = 0; first < n; first += kRange) {
       const std::uint64_t last = std::min(n, first + kRange);
-      out.resize(last);
       // Whole 64-slot words of no_better per task, so no two tasks share a word.
       parallel_ranges(arena_, (last - first + 63) / 64, kChunk / 64, [&](std::uint64_t from, std::uint64_t to) {
         for (std::uint64_t w = first / 64 + from; w != first / 64 + to; ++w) {
@@ -682,7 +678,7 @@ std::shared_ptr<SolvedTable> Solver::run() {
     const auto& white = table_->values[0];
     const auto& white_marks = table_->no_better[0];
     auto& out = table_->values[1];
-    resize_on_huge_pages(out, n);
+    out = ValueArray(n);
     auto& no_better = table_->no_better[1];
     if (marks_) no_better.assign((n + 63) / 64, 0);
     parallel_ranges(arena_, (n + 63) / 64, kChunk / 64, [&](std::uint64_t from, std::uint64_t to) {

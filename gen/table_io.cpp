@@ -1,5 +1,11 @@
 // Table files <-> SolvedTable: parallel writing (blocks compressed with TBB) and loading.
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <functional>
 #include <system_error>
 
 #include "formats/table_file.h"
@@ -78,19 +84,15 @@ Status write_solved_table(const std::filesystem::path& path, const SolvedTable& 
   info.generator = generator;
   info.created = created;
   // One task per block: each block's bytes depend on that block alone, so any thread count
-  // gives the same file.
-  auto bytes = [&]() -> Result<std::vector<std::byte>> {
-    if (write.format_version >= 3) {
-      const StoredSide pick = choose_stored_side(table, subtables, arena);
-      info.index_scheme = pick.order.file_id();
-      return encode_stored_side(table, pick, info, write, arena);
-    }
-    auto encoder = formats::TableEncoder::create(info, table.values[0], table.values[1], write);
-    if (!encoder) return encoder.error();
-    return encode_in_parallel(*encoder, arena);
-  }();
-  if (!bytes) return bytes.error();
-  return formats::write_file_atomically(path, *bytes);
+  // gives the same file. Streamed: the coded file is never held whole.
+  if (write.format_version >= 3) {
+    const StoredSide pick = choose_stored_side(table, subtables, arena);
+    info.index_scheme = pick.order.file_id();
+    return write_stored_side(path, table, pick, info, write, arena);
+  }
+  auto encoder = formats::TableEncoder::create(info, table.values[0], table.values[1], write);
+  if (!encoder) return encoder.error();
+  return write_in_parallel(path, *encoder, arena);
 }
 
 Status TableSet::load(const std::filesystem::path& path, const Material& expected, tbb::task_arena& arena,
@@ -118,8 +120,29 @@ Status TableSet::load(const std::filesystem::path& path, const Material& expecte
   const std::uint64_t n = info.positions_per_side;
   const std::uint64_t per_block = file->values_per_block();
   const std::uint64_t blocks = (n + per_block - 1) / per_block;
-  for (Color c : {Color::kWhite, Color::kBlack})
-    if (file->stores(c)) resize_on_huge_pages(table->values[index_of(c)], n);
+  const bool to_files = use == LoadUse::kProbeOnly && !values_dir_.empty();
+  std::error_code ec;
+  if (to_files) std::filesystem::create_directories(values_dir_, ec);
+  if (ec) return make_error(ErrorCode::kIo, values_dir_.string() + ": cannot create directory: " + ec.message());
+  auto tmp_path = [&](Color c) { return values_path(values_dir_, expected, c).string() + ".tmp." + values_tag_; };
+  // On any return the tmp files are gone: renamed into place, or removed here.
+  struct RemoveTmp {
+    std::function<void()> remove;
+    ~RemoveTmp() { remove(); }
+  } remove_tmp{[&] {
+    if (to_files)
+      for (Color c : {Color::kWhite, Color::kBlack}) ::unlink(tmp_path(c).c_str());
+  }};
+  for (Color c : {Color::kWhite, Color::kBlack}) {
+    if (!file->stores(c)) continue;
+    if (!to_files) {
+      table->values[index_of(c)] = ValueArray(n);
+      continue;
+    }
+    auto values = ValueArray::create_file(tmp_path(c), n);
+    if (!values) return values.error();
+    table->values[index_of(c)] = std::move(*values);
+  }
   std::vector<Status> errors(2 * blocks);
   parallel_each(arena, 2 * blocks, [&](std::uint64_t k) {
     const int s = int(k / blocks);
@@ -150,6 +173,42 @@ Status TableSet::load(const std::filesystem::path& path, const Material& expecte
     if (!st) return st;
   if (one_side || file->capture_resolved())
     expand_table(*table, file->stored_side(), file->capture_resolved(), *this, arena, rebuilding);
+  if (to_files)
+    for (Color c : {Color::kWhite, Color::kBlack}) {
+      ValueArray& values = table->values[index_of(c)];
+      if (!values.in_file()) {  // rebuilt in memory by expand_table
+        auto copy = ValueArray::create_file(tmp_path(c), n);
+        if (!copy) return copy.error();
+        std::copy(values.begin(), values.end(), copy->data());
+        values = std::move(*copy);
+      }
+      // The mapping stays valid across the rename.
+      const std::filesystem::path final_path = values_path(values_dir_, expected, c);
+      if (::rename(tmp_path(c).c_str(), final_path.c_str()) != 0)
+        return make_error(ErrorCode::kIo, tmp_path(c) + ": cannot rename into place: " + std::strerror(errno));
+      made_files_.emplace_back(expected, final_path);
+    }
+  add(std::move(table));
+  return {};
+}
+
+void TableSet::keep_probe_values_in(std::filesystem::path dir, std::string tag) {
+  values_dir_ = std::move(dir);
+  values_tag_ = std::move(tag);
+}
+
+std::filesystem::path TableSet::values_path(const std::filesystem::path& dir, const Material& m, Color side) {
+  return dir / (m.name() + (side == Color::kWhite ? ".w" : ".b") + ".values");
+}
+
+Status TableSet::map_probe_values(const Material& material) {
+  if (contains(material)) return {};
+  auto table = std::make_shared<SolvedTable>(material);
+  for (Color c : {Color::kWhite, Color::kBlack}) {
+    auto values = ValueArray::open_file(values_path(values_dir_, material, c), table->scheme.size());
+    if (!values) return values.error();
+    table->values[index_of(c)] = std::move(*values);
+  }
   add(std::move(table));
   return {};
 }

@@ -8,14 +8,6 @@ namespace tbkit::gen {
 
 using namespace chess;
 
-void resize_on_huge_pages(std::vector<DtmValue>& values, std::size_t n) {
-  values.clear();
-  values.shrink_to_fit();
-  values.reserve(n);  // large: mapped by the allocator, not yet touched
-  formats::advise_huge_pages(values.data(), n * sizeof(DtmValue));
-  values.resize(n);
-}
-
 namespace {
 
 // Bytes of a table's values, both sides.
@@ -49,8 +41,22 @@ DtmValue TableSet::probe(const Board& b) const {
   return DtmValue::illegal();
 }
 
+TableSet::~TableSet() {
+  std::error_code ec;
+  for (const auto& [m, path] : made_files_) std::filesystem::remove(path, ec);
+  if (!made_files_.empty()) std::filesystem::remove(values_dir_, ec);  // only if empty
+}
+
 void TableSet::retain_only(const std::vector<Material>& keep) {
-  std::erase_if(tables_, [&](const auto& t) { return std::find(keep.begin(), keep.end(), t->material()) == keep.end(); });
+  auto dropped = [&](const Material& m) { return std::find(keep.begin(), keep.end(), m) == keep.end(); };
+  // Mappings outlive their file's name: a table still held elsewhere stays readable.
+  std::error_code ec;
+  std::erase_if(made_files_, [&](const auto& made) {
+    if (!dropped(made.first)) return false;
+    std::filesystem::remove(made.second, ec);
+    return true;
+  });
+  std::erase_if(tables_, [&](const auto& t) { return dropped(t->material()); });
   entries_.clear();
   auto tables = std::move(tables_);
   tables_.clear();

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <functional>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include <tbb/task_arena.h>
@@ -14,6 +15,7 @@
 #include "chess/result.h"
 #include "formats/dtm_value.h"
 #include "gen/model.h"
+#include "gen/value_array.h"
 #include "model/board.h"
 #include "model/index_scheme.h"
 
@@ -25,7 +27,7 @@ using formats::DtmValue;
 struct SolvedTable {
   explicit SolvedTable(const Material& m) : scheme(m) {}
   IndexScheme scheme;
-  std::array<std::vector<DtmValue>, 2> values;  // [side to move][index]
+  std::array<ValueArray, 2> values;  // [side to move][index]
   // Set by the solver (empty for a table loaded from a file): bit i % 64 of word i / 64 of side s
   // is set when slot i is checkmate, stalemate or a position whose value equals its best capture or
   // promotion, the slots a capture-resolved file may store "no better" (gen/one_side.h).
@@ -35,10 +37,6 @@ struct SolvedTable {
   // The value of a legal board of this exact material (White = stored White).
   [[nodiscard]] DtmValue value(const Board& b) const { return values[index_of(b.side)][scheme.encode(b)]; }
 };
-
-// Sets `values` to n value-initialised entries, on transparent huge pages where the system offers
-// them: tables are probed at random, and 4 KiB pages make nearly each probe a TLB miss.
-void resize_on_huge_pages(std::vector<DtmValue>& values, std::size_t n);
 
 // Slots done so far and in all, reported by long passes over a table (a rebuild, a check); called
 // from the worker threads, one chunk at a time.
@@ -53,6 +51,18 @@ enum class LoadUse { kExact, kProbeOnly };
 
 class TableSet {
  public:
+  TableSet() = default;
+  // A copy shares the tables; the files stay the original's to remove.
+  TableSet(const TableSet& o)
+      : tables_(o.tables_), entries_(o.entries_), values_dir_(o.values_dir_), values_tag_(o.values_tag_) {}
+  TableSet& operator=(const TableSet& o) {
+    TableSet copy(o);
+    *this = std::move(copy);
+    return *this;
+  }
+  TableSet(TableSet&&) = default;
+  TableSet& operator=(TableSet&&) = default;
+  ~TableSet();
   void add(std::shared_ptr<const SolvedTable> table);
   // Loads a table file written by write_solved_table, both sides exact. A version-3 file (one side
   // stored) is expanded with expand_table (gen/one_side.h), in `arena`, and needs every table it
@@ -73,6 +83,19 @@ class TableSet {
   [[nodiscard]] Status load_expanded(const std::filesystem::path& dir, const Material& material,
                                      const std::filesystem::path& cache, tbb::task_arena& arena,
                                      LoadUse use = LoadUse::kExact, const RebuildProgressFn& rebuilding = {});
+  // Where load() keeps the values of tables loaded only for probing (LoadUse::kProbeOnly): in the
+  // files values_path(dir, M, side), mapped (ValueArray), instead of in memory, so that the
+  // processes of one machine that load the same table share one copy in the page cache, and the
+  // kernel may page it out. Each file is written as a tmp file named with `tag` (unique among the
+  // processes sharing dir), then renamed into place. The set removes the files it made when their
+  // table leaves it (retain_only) and when it is destroyed, and then dir if empty. An empty dir:
+  // in memory (the default).
+  void keep_probe_values_in(std::filesystem::path dir, std::string tag);
+  [[nodiscard]] static std::filesystem::path values_path(const std::filesystem::path& dir, const Material& m,
+                                                         chess::Color side);
+  // Adds `material` from the files a load() made in keep_probe_values_in's dir, by this process
+  // or another. Errors: ValueArray::open_file's, naming the file.
+  [[nodiscard]] Status map_probe_values(const Material& material);
   [[nodiscard]] const SolvedTable* find(const Material& normalized) const;
   [[nodiscard]] bool contains(const Material& normalized) const { return find(normalized) != nullptr; }
   // The held table of `normalized`, shared (null when absent): it outlives the set.
@@ -100,6 +123,9 @@ class TableSet {
   };
   std::vector<std::shared_ptr<const SolvedTable>> tables_;
   std::vector<Entry> entries_;
+  std::filesystem::path values_dir_;
+  std::string values_tag_;
+  std::vector<std::pair<Material, std::filesystem::path>> made_files_;  // by load(), for removal
 };
 
 }  // namespace tbkit::gen

@@ -448,7 +448,7 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "measure_table_sizes: %s\n", st.error().message.c_str());
         return 1;
       }
-      solved.push_back(std::make_shared<gen::SolvedTable>(*loaded.find(m)));
+      solved.push_back(loaded.shared(m));
       continue;
     }
     auto t = gen::solve_table(m, set, arena);

@@ -71,7 +71,7 @@ TEST_CASE("Generation is identical with 1 and 2 threads, and each side rebuilds 
   // the stored side), on 2 threads, gives the solver's values back.
   for (const Color stored : {Color::kWhite, Color::kBlack}) {
     SolvedTable rebuilt(a.material());
-    rebuilt.values[index_of(stored)] = a.values[index_of(stored)];
+    rebuilt.values[index_of(stored)] = a.values[index_of(stored)].copy();
     expand_table(rebuilt, stored, false, one, arena2);
     CHECK(rebuilt.values[index_of(~stored)] == a.values[index_of(~stored)]);
   }
@@ -119,7 +119,8 @@ TEST_CASE("The one-ply check finds a changed value and names its position", "[ge
     auto pos = parse_fen(fen);
     REQUIRE(pos.ok());
     const Board b = board_from_position(*pos);
-    auto bad = std::make_shared<SolvedTable>(good);
+    auto bad = std::make_shared<SolvedTable>(good.material());
+    for (int s = 0; s < 2; ++s) bad->values[s] = good.values[s].copy();
     DtmValue& slot = bad->values[index_of(b.side)][bad->scheme.encode(b)];
     INFO(fen << " was " << describe(slot));
     REQUIRE(slot != changed);
@@ -302,6 +303,68 @@ TEST_CASE("Tables kept in memory for later tables spare the reads and change no 
   std::filesystem::remove_all(base);
 }
 
+TEST_CASE("Tables read back for probing are decoded into mapped files, shared, and removed with their set", "[gen][run]") {
+  tbb::task_arena arena(2);
+  const auto base = std::filesystem::temp_directory_path() / ("tbkit-mapped-" + std::to_string(::getpid()));
+  // A run that reads every dependency back from disk writes what a run holding them in memory does,
+  // and leaves no decoded files behind.
+  std::map<std::string, std::size_t> reads[2];
+  for (int kept = 0; kept < 2; ++kept) {
+    GenOptions opts;
+    opts.dir = base / std::to_string(kept);
+    opts.generator = "tbkit tests";
+    if (kept == 0) opts.keep_bytes = 0;
+    REQUIRE(generate_tables({mat("KPvK")}, opts, arena, {}, [&](const TableSummary& s) {
+              reads[kept][s.material.name()] = s.tables_read;
+            }).ok());
+    CHECK(!std::filesystem::exists(opts.dir / kProbeValuesDir));
+  }
+  CHECK(reads[0]["KPvK"] == 3);
+  CHECK(reads[1]["KPvK"] == 0);
+  for (const Material& m : dependency_closure({mat("KPvK")})) {
+    INFO(m.name());
+    const std::string bytes = file_bytes(table_path(base / "0", m));
+    CHECK(!bytes.empty());
+    CHECK(bytes == file_bytes(table_path(base / "1", m)));
+  }
+
+  const std::filesystem::path values_dir = base / "values";
+  const Material krvk = mat("KRvK");
+  TableSet memory;
+  REQUIRE(memory.load(table_path(base / "0", krvk), krvk, arena, LoadUse::kProbeOnly).ok());
+  {
+    TableSet mapped;
+    mapped.keep_probe_values_in(values_dir, "maker");
+    REQUIRE(mapped.load(table_path(base / "0", krvk), krvk, arena, LoadUse::kProbeOnly).ok());
+    // Another process's set maps the same files.
+    TableSet other;
+    other.keep_probe_values_in(values_dir, "reader");
+    REQUIRE(other.map_probe_values(krvk).ok());
+    for (const Color c : {Color::kWhite, Color::kBlack}) {
+      const std::filesystem::path file = TableSet::values_path(values_dir, krvk, c);
+      CHECK(std::filesystem::file_size(file) == 2 * IndexScheme(krvk).size());
+      CHECK(mapped.find(krvk)->values[index_of(c)].in_file());
+      CHECK(mapped.find(krvk)->values[index_of(c)] == memory.find(krvk)->values[index_of(c)]);
+      CHECK(other.find(krvk)->values[index_of(c)] == memory.find(krvk)->values[index_of(c)]);
+    }
+    // A file of the wrong size is refused, naming it.
+    const auto wrong = ValueArray::open_file(TableSet::values_path(values_dir, krvk, Color::kWhite), 7);
+    REQUIRE(!wrong.ok());
+    CHECK(wrong.error().code == tbkit::ErrorCode::kCorrupt);
+    CHECK(wrong.error().message.find("KRvK.w.values") != std::string::npos);
+    // Dropped from the set that made them, the files go; the other set's mapping still reads.
+    mapped.retain_only({});
+    CHECK(!std::filesystem::exists(TableSet::values_path(values_dir, krvk, Color::kWhite)));
+    CHECK(other.find(krvk)->values[0] == memory.find(krvk)->values[0]);
+    TableSet late;
+    late.keep_probe_values_in(values_dir, "late");
+    const tbkit::Status missing = late.map_probe_values(krvk);
+    REQUIRE(!missing.ok());
+    CHECK(missing.error().message.find("KRvK.w.values") != std::string::npos);
+  }
+  std::filesystem::remove_all(base);
+}
+
 TEST_CASE("Without a memory limit, a run warns of a table needing more than the machine has", "[gen][run]") {
   const auto dir = std::filesystem::temp_directory_path() / ("tbkit-memwarn-" + std::to_string(::getpid()));
   std::filesystem::remove_all(dir);
@@ -315,6 +378,11 @@ TEST_CASE("Without a memory limit, a run warns of a table needing more than the 
   REQUIRE(warned.has_value());
   CHECK(warned->find("KQvKR needs about " + std::to_string((need + (1 << 20) - 1) >> 20) + " MiB") != std::string::npos);
   CHECK(warned->find("this machine's " + std::to_string((need - 1) >> 20) + " MiB") != std::string::npos);
+  // Its dependencies' part, which may be scratch disk instead of memory, is named apart.
+  CHECK(conversion_bytes(mat("KQvKR")) > 0);
+  CHECK(conversion_bytes(mat("KQvKR")) < need);
+  CHECK(warned->find("(" + std::to_string((conversion_bytes(mat("KQvKR")) + (1 << 20) - 1) >> 20) +
+                     " MiB of it the tables it converts into, mapped from as much scratch disk") != std::string::npos);
   CHECK_FALSE(memory_warning({mat("KQvKR")}, opts, need).has_value());  // fits exactly
   CHECK_FALSE(memory_warning({mat("KQvKR")}, opts, 0).has_value());     // memory unknown
   GenOptions capped = opts;
