@@ -36,28 +36,13 @@ ValueArray::ValueArray(std::uint64_t n) : size_(n), writable_(true) {
 Result<ValueArray> ValueArray::create_file(const std::filesystem::path& path, std::uint64_t n) {
   const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) return make_error(ErrorCode::kIo, system_error(path, "cannot create"));
-  ValueArray out;
-  out.size_ = n;
-  out.in_file_ = true;
-  out.writable_ = true;
   const std::uint64_t bytes = n * sizeof(DtmValue);
   if (::ftruncate(fd, off_t(bytes)) != 0) {
     const std::string message = system_error(path, "cannot size to " + std::to_string(bytes) + " bytes");
     ::close(fd);
     return make_error(ErrorCode::kIo, message);
   }
-  if (bytes > 0) {
-    void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    if (p == MAP_FAILED) {
-      const std::string message = system_error(path, "cannot map");
-      ::close(fd);
-      return make_error(ErrorCode::kIo, message);
-    }
-    out.data_ = static_cast<DtmValue*>(p);
-    out.mapped_bytes_ = bytes;
-  }
-  ::close(fd);
-  return out;
+  return map_file(fd, path, n, true);
 }
 
 Result<ValueArray> ValueArray::open_file(const std::filesystem::path& path, std::uint64_t n) {
@@ -70,11 +55,17 @@ Result<ValueArray> ValueArray::open_file(const std::filesystem::path& path, std:
     return make_error(ErrorCode::kCorrupt, path.string() + ": " + std::to_string(st.st_size) + " bytes, expected " +
                                                std::to_string(bytes) + " (" + std::to_string(n) + " values)");
   }
+  return map_file(fd, path, n, false);
+}
+
+Result<ValueArray> ValueArray::map_file(int fd, const std::filesystem::path& path, std::uint64_t n, bool writable) {
   ValueArray out;
   out.size_ = n;
   out.in_file_ = true;
+  out.writable_ = writable;
+  const std::uint64_t bytes = n * sizeof(DtmValue);
   if (bytes > 0) {
-    void* p = ::mmap(nullptr, bytes, PROT_READ, MAP_SHARED, fd, 0);
+    void* p = ::mmap(nullptr, bytes, writable ? PROT_READ | PROT_WRITE : PROT_READ, MAP_SHARED, fd, 0);
     if (p == MAP_FAILED) {
       const std::string message = system_error(path, "cannot map");
       ::close(fd);
@@ -83,7 +74,7 @@ Result<ValueArray> ValueArray::open_file(const std::filesystem::path& path, std:
     out.data_ = static_cast<DtmValue*>(p);
     out.mapped_bytes_ = bytes;
     // Probed at random: read-ahead would only fetch pages nobody asked for.
-    ::madvise(p, bytes, MADV_RANDOM);
+    if (!writable) ::madvise(p, bytes, MADV_RANDOM);
   }
   ::close(fd);
   return out;

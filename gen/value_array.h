@@ -62,6 +62,8 @@ class ValueArray {
   friend bool operator==(const ValueArray& a, const ValueArray& b);
 
  private:
+  // Maps n values of the open file `fd` (closed on return).
+  static Result<ValueArray> map_file(int fd, const std::filesystem::path& path, std::uint64_t n, bool writable);
   void swap(ValueArray& o) noexcept;
   DtmValue* data_ = nullptr;
   std::uint64_t size_ = 0;

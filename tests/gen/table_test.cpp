@@ -2,6 +2,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <fstream>
 #include <iterator>
 #include <map>
@@ -36,6 +37,33 @@ void solve_into(TableSet& set, const std::vector<Material>& wanted, tbb::task_ar
 std::string file_bytes(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
   return {std::istreambuf_iterator<char>(in), {}};
+}
+
+// gen KPvK with `write`, into base/0 with nothing kept in memory (every dependency read back from
+// its file) and into base/1 with the default: both write the same files and leave no decoded
+// dependencies behind. Returns the tables each run read back, by table.
+std::array<std::map<std::string, std::size_t>, 2> kpvk_read_back_and_kept(const std::filesystem::path& base,
+                                                                          const tbkit::formats::TableWriteOptions& write,
+                                                                          tbb::task_arena& arena) {
+  std::array<std::map<std::string, std::size_t>, 2> reads;
+  for (int kept = 0; kept < 2; ++kept) {
+    GenOptions opts;
+    opts.dir = base / std::to_string(kept);
+    opts.generator = "tbkit tests";
+    opts.write = write;
+    if (kept == 0) opts.keep_bytes = 0;
+    REQUIRE(generate_tables({mat("KPvK")}, opts, arena, {}, [&](const TableSummary& s) {
+              reads[std::size_t(kept)][s.material.name()] = s.tables_read;
+            }).ok());
+    CHECK(!std::filesystem::exists(opts.dir / kProbeValuesDir));
+  }
+  for (const Material& m : dependency_closure({mat("KPvK")})) {
+    INFO(m.name());
+    const std::string bytes = file_bytes(table_path(base / "0", m));
+    CHECK(!bytes.empty());
+    CHECK(bytes == file_bytes(table_path(base / "1", m)));
+  }
+  return reads;
 }
 
 DtmValue probe_fen(const TableSet& set, const char* fen) {
@@ -280,53 +308,20 @@ TEST_CASE("Tables kept in memory for later tables spare the reads and change no 
   auto write = write_options_named("fast", "one");
   REQUIRE(write.ok());
   const auto base = std::filesystem::temp_directory_path() / ("tbkit-keep-" + std::to_string(::getpid()));
-  std::map<std::string, std::size_t> reads[2];
-  for (int kept = 0; kept < 2; ++kept) {
-    GenOptions opts;
-    opts.dir = base / std::to_string(kept);
-    opts.generator = "tbkit tests";
-    opts.write = *write;
-    if (kept == 0) opts.keep_bytes = 0;
-    REQUIRE(generate_tables({mat("KPvK")}, opts, arena, {}, [&](const TableSummary& s) {
-              reads[kept][s.material.name()] = s.tables_read;
-            }).ok());
-  }
+  auto reads = kpvk_read_back_and_kept(base, *write, arena);
   REQUIRE(reads[0].size() == 5);
   CHECK(reads[0]["KPvK"] == 3);  // KQvK, KRvK, KBvK; KNvK, the table before it, is still held
   CHECK(reads[1]["KPvK"] == 0);
-  for (const Material& m : dependency_closure({mat("KPvK")})) {
-    INFO(m.name());
-    const std::string bytes = file_bytes(table_path(base / "0", m));
-    CHECK(!bytes.empty());
-    CHECK(bytes == file_bytes(table_path(base / "1", m)));
-  }
   std::filesystem::remove_all(base);
 }
 
 TEST_CASE("Tables read back for probing are decoded into mapped files, shared, and removed with their set", "[gen][run]") {
   tbb::task_arena arena(2);
   const auto base = std::filesystem::temp_directory_path() / ("tbkit-mapped-" + std::to_string(::getpid()));
-  // A run that reads every dependency back from disk writes what a run holding them in memory does,
-  // and leaves no decoded files behind.
-  std::map<std::string, std::size_t> reads[2];
-  for (int kept = 0; kept < 2; ++kept) {
-    GenOptions opts;
-    opts.dir = base / std::to_string(kept);
-    opts.generator = "tbkit tests";
-    if (kept == 0) opts.keep_bytes = 0;
-    REQUIRE(generate_tables({mat("KPvK")}, opts, arena, {}, [&](const TableSummary& s) {
-              reads[kept][s.material.name()] = s.tables_read;
-            }).ok());
-    CHECK(!std::filesystem::exists(opts.dir / kProbeValuesDir));
-  }
+  // The default writer (format version 2): the same files, whether read back or held.
+  auto reads = kpvk_read_back_and_kept(base, tbkit::formats::TableWriteOptions{}, arena);
   CHECK(reads[0]["KPvK"] == 3);
   CHECK(reads[1]["KPvK"] == 0);
-  for (const Material& m : dependency_closure({mat("KPvK")})) {
-    INFO(m.name());
-    const std::string bytes = file_bytes(table_path(base / "0", m));
-    CHECK(!bytes.empty());
-    CHECK(bytes == file_bytes(table_path(base / "1", m)));
-  }
 
   const std::filesystem::path values_dir = base / "values";
   const Material krvk = mat("KRvK");
