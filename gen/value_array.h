@@ -32,9 +32,10 @@ class ValueArray {
   [[nodiscard]] static Result<ValueArray> open_file(const std::filesystem::path& path, std::uint64_t n);
   ValueArray(ValueArray&& o) noexcept { swap(o); }
   ValueArray& operator=(ValueArray&& o) noexcept {
+    if (this == &o) return *this;
     ValueArray gone;
     swap(o);
-    o.swap(gone);
+    o.swap(gone);  // the old contents go with `gone`
     return *this;
   }
   ValueArray(const ValueArray&) = delete;
