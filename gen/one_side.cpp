@@ -316,9 +316,9 @@ std::vector<StorageOrder> candidate_orders(const IndexScheme& scheme) {
 namespace {
 
 // Makes every block of `encoder`, block k by code(k) (a Result of its bytes), in parallel in
-// `arena`, kWindow blocks at a time, and hands each window's blocks to take(k, bytes) in block
-// order: only a window's blocks are held at once. The first error by block number (code's or
-// take's) stops it and is returned.
+// `arena`, a window of blocks (16 per thread, at least 64) at a time, and hands each window's
+// blocks to take(k, bytes) in block order: only a window's blocks are held at once. The first
+// error by block number (code's or take's) stops it and is returned.
 template <class Code, class Take>
 Status code_blocks(const formats::TableEncoder& encoder, tbb::task_arena& arena, Code&& code, Take&& take) {
   const std::uint64_t n = encoder.block_count();
