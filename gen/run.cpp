@@ -34,13 +34,14 @@ double cpu_seconds() {
 }
 
 std::uint64_t generation_bytes(const Material& m, std::uint32_t format_version) {
-  std::uint64_t bytes = solve_bytes(m);
+  std::uint64_t bytes = solve_bytes(m, true).memory;
   if (format_version >= 3) {
-    // Per slot: values 2 x 2 bytes, the no-better marks 2 x 1/8 (the table's) and 2 x 1/8 (the
-    // writer's copies), the permuted copy 2 + 1; and the samples that choose the order
-    // (gen/one_side.cpp).
+    // Per slot: values 2 x 2 bytes (in scratch files for a large table), the no-better marks
+    // 2 x 1/8 (the table's) and 2 x 1/8 (the writer's copies), the permuted copy 2 + 1; and the
+    // samples that choose the order (gen/one_side.cpp).
     const std::uint64_t slots = IndexScheme(m).size();
-    bytes = std::max(bytes, slots * 15 / 2 + (std::uint64_t{128} << 20));
+    const std::uint64_t per_two_slots = is_large_table(m) ? 7 : 15;
+    bytes = std::max(bytes, slots * per_two_slots / 2 + (std::uint64_t{128} << 20));
   }
   // The tables m converts into, held while m is solved, each read alone (a version-3 one from its
   // expanded copy, expanded_source).
@@ -64,14 +65,17 @@ std::string process_tag() {
 
 std::string mib(std::uint64_t bytes) { return std::to_string((bytes + (1 << 20) - 1) >> 20) + " MiB"; }
 
-// "KQvKR needs about N MiB (...)" (rounded up), as the memory cap and the memory warning say it:
-// the tables it converts into, when read back from disk, are also files on the scratch disk.
+// "KQvKR needs about N MiB of memory (...)" (rounded up), as the memory cap and the memory warning
+// say it: the tables it converts into, when read back from disk, are also files on the scratch
+// disk, and so are a large table's own values.
 std::string needs_about(const Material& m, std::uint64_t bytes) {
   const std::uint64_t mapped = conversion_bytes(m);
-  std::string out = m.name() + " needs about " + mib(bytes);
+  std::string out = m.name() + " needs about " + mib(bytes) + " of memory";
   if (mapped > 0)
     out += " (" + mib(mapped) + " of it the tables it converts into, mapped from as much scratch disk in " +
            kProbeValuesDir + " when read back from their files)";
+  if (const std::uint64_t own = solve_bytes(m, true).scratch; own > 0)
+    out += " and " + mib(own) + " of scratch disk in the table directory for its values";
   return out;
 }
 
@@ -356,7 +360,7 @@ Status generate_tables(const std::vector<Material>& wanted, const GenOptions& op
     auto solved = solve_table(m, loaded, arena, [&](const SolveProgress& p) {
       if (p.phase == "retro") last_ply = p.ply;
       if (progress) progress(m, p);
-    }, cluster ? &opts.split : nullptr, opts.write.format_version >= 3);
+    }, cluster ? &opts.split : nullptr, opts.write.format_version >= 3, SolveStorage{StateLayout::kAuto, is_large_table(m) ? opts.dir : std::filesystem::path()});
     if (!solved) return solved.error();
     const auto t2 = std::chrono::steady_clock::now();
     const double c2 = cpu_seconds();

@@ -7,10 +7,6 @@
 #include <new>
 #include <optional>
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
-
 #include <tbb/enumerable_thread_specific.h>
 
 #include "formats/large_allocator.h"
@@ -19,6 +15,7 @@
 #include "gen/model.h"
 #include "gen/parallel.h"
 #include "gen/solver_state.h"
+#include "gen/state_store.h"
 #include "gen/unmove_index.h"
 #include "model/value_ops.h"
 
@@ -70,19 +67,21 @@ std::uint64_t slice_group(const IndexScheme& scheme, int ranks) {
   return std::max<std::uint64_t>(1, std::min(page, slices / (16 * std::uint64_t(ranks))));
 }
 
+template <class States>
 class Solver {
  public:
   Solver(const Material& m, const TableSet& subtables, tbb::task_arena& arena, const ProgressFn& progress,
-         const SplitSolve* split, bool marks)
+         const SplitSolve* split, bool marks, std::filesystem::path scratch)
       : table_(std::make_shared<SolvedTable>(m)), scheme_(table_->scheme), subtables_(subtables), arena_(arena),
         progress_(progress), symmetric_(m.is_symmetric()), marks_(marks), cluster_(split ? split->cluster : nullptr),
         map_{cluster_ ? cluster_->ranks() : 1, split ? split->seed : 0, slice_group(scheme_, cluster_ ? cluster_->ranks() : 1)},
-        rank_(cluster_ ? cluster_->rank() : 0) {}
+        rank_(cluster_ ? cluster_->rank() : 0), scratch_(std::move(scratch)) {}
 
-  std::shared_ptr<SolvedTable> run();
+  // The table, or null when a ply went past what States can hold (then solve with WideStates).
+  // Errors: kIo (the values' scratch file).
+  Result<std::shared_ptr<SolvedTable>> run();
 
  private:
-  std::atomic_ref<std::uint16_t> state(int side, std::uint64_t i) { return std::atomic_ref(state_[side][i]); }
   // Chunks remember which plies (mod kPlyModulus) were set in them, so a ply's scan skips the others.
   void note_chunk(int side, std::uint64_t i, int ply) {
     const int bit = ply % kPlyModulus;
@@ -98,8 +97,11 @@ class Solver {
   }
   // The next slot in [i, last) whose state, mark bit aside, is `target`, or `last`. Plain loads:
   // the scan of one side runs while only the other side's states change.
-  std::uint64_t next_at(int side, std::uint64_t i, std::uint64_t last, std::uint16_t target) const;
+  std::uint64_t next_at(int side, std::uint64_t i, std::uint64_t last, std::uint16_t target) const {
+    return state_[side].next_at(i, last, target);
+  }
   void note_ply(int ply) {
+    // A ply past States::kMaxPly (but within the 16-bit encoding) ends the solve after its ply.
     assert(ply <= kMaxPly && "a ply beyond the state encoding");
     int cur = max_ply_.load(std::memory_order_relaxed);
     while (ply > cur && !max_ply_.compare_exchange_weak(cur, ply, std::memory_order_relaxed)) {}
@@ -121,11 +123,25 @@ class Solver {
   // The best conversion of slot i of `side` (a legal position), as init_position found it.
   BestConversion best_conversion(int side, std::uint64_t i) const;
   // decoded: the board of slot i, or null for an unused slot.
-  void init_position(int side, std::uint64_t i, const Board* decoded, std::vector<Deferred>& deferred);
+  // [first, last): the slots this thread initialises around slot i (States::init).
+  void init_position(int side, std::uint64_t i, std::uint64_t first, std::uint64_t last, const Board* decoded,
+                     std::vector<Deferred>& deferred);
   // b: the board of slot i (side to move = side).
   void propagate(int side, std::uint64_t i, const Board& b, int ply);
-  void mark_win(int side, std::uint64_t i, int ply);
-  void count_down(int side, std::uint64_t i, int successor_ply, int weight);
+  // `cur`: the state just loaded from `at`, slot i of `side`.
+  void mark_win(int side, std::uint64_t i, typename States::Slot at, std::uint16_t cur, int ply);
+  void count_down(int side, std::uint64_t i, typename States::Slot at, int successor_ply, int weight);
+  void count_down(int side, std::uint64_t i, int successor_ply, int weight) {
+    count_down(side, i, state_[side].slot(i), successor_ply, weight);
+  }
+
+  // A side's output: in memory, or in a scratch file (SolveStorage::scratch).
+  Result<ValueArray> output_values(std::uint64_t n) const {
+    if (scratch_.empty()) return ValueArray(n);  // pages come as they are first written
+    return ValueArray::scratch_file(scratch_, n);
+  }
+  // After max_ply_ has grown past what States holds, the solve is given up (run() returns null).
+  [[nodiscard]] bool past_states() const { return max_ply_.load() > States::kMaxPly; }
 
   // Split solve: which rank owns slot i (its king-pair slice), and body(a, b) for each part of
   // [first, last) this rank owns (all of it when not split).
@@ -162,7 +178,7 @@ class Solver {
   const bool symmetric_;
   const bool marks_;  // fill SolvedTable::no_better
   // Not zero-filled: the initialisation writes every state.
-  std::array<HugeArray<std::uint16_t>, 2> state_;
+  std::array<States, 2> state_;
   std::array<std::vector<std::uint64_t>, 2> chunk_plies_;  // kPlyWords words per chunk
   std::atomic<int> max_ply_{0};
   // Split solve (null when alone): this rank computes the slots of its slices; the others' slots
@@ -170,32 +186,13 @@ class Solver {
   Cluster* cluster_;
   SliceMap map_;
   int rank_;
+  // Where the values go (SolveStorage::scratch), or empty: in memory.
+  std::filesystem::path scratch_;
   tbb::enumerable_thread_specific<std::vector<std::vector<std::uint64_t>>> outboxes_;  // [destination rank]
 };
 
-std::uint64_t Solver::next_at(int side, std::uint64_t i, std::uint64_t last, std::uint16_t target) const {
-  const std::uint16_t* st = &state_[side][0];
-#if defined(__SSE2__)
-  // Most slots do not match: test 32 at a time, then find the match within the 8 that hold it.
-  const __m128i keep = _mm_set1_epi16(std::int16_t(std::uint16_t(~kConvBit)));
-  const __m128i want = _mm_set1_epi16(std::int16_t(target));
-  auto match8 = [&](std::uint64_t at) {
-    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(st + at));
-    return _mm_cmpeq_epi16(_mm_and_si128(v, keep), want);
-  };
-  for (; i + 32 <= last; i += 32) {
-    const __m128i a = match8(i), b = match8(i + 8), c = match8(i + 16), d = match8(i + 24);
-    if (_mm_movemask_epi8(_mm_or_si128(_mm_or_si128(a, b), _mm_or_si128(c, d))) == 0) continue;
-    for (const auto& [m, at] : {std::pair{a, i}, {b, i + 8}, {c, i + 16}, {d, i + 24}})
-      if (const int bits = _mm_movemask_epi8(m)) return at + std::uint64_t(std::countr_zero(unsigned(bits))) / 2;
-  }
-#endif
-  for (; i < last; ++i)
-    if ((st[i] & ~kConvBit) == target) return i;
-  return last;
-}
-
-bool Solver::add_conversion(const Board& child, const MoveInfo& mi, BestConversion& best,
+template <class States>
+bool Solver<States>::add_conversion(const Board& child, const MoveInfo& mi, BestConversion& best,
                             std::optional<DtmValue>& ep) const {
   auto better = [](std::optional<DtmValue>& best_so_far, DtmValue v) {
     best_so_far = best_so_far ? better_of(*best_so_far, v) : v;
@@ -216,9 +213,11 @@ bool Solver::add_conversion(const Board& child, const MoveInfo& mi, BestConversi
   return true;
 }
 
-void Solver::init_position(int side, std::uint64_t i, const Board* decoded, std::vector<Deferred>& deferred) {
+template <class States>
+void Solver<States>::init_position(int side, std::uint64_t i, std::uint64_t first, std::uint64_t last,
+                                   const Board* decoded, std::vector<Deferred>& deferred) {
   if (!decoded || !is_legal(*decoded)) {
-    state_[side][i] = kIllegal;
+    state_[side].init(i, kIllegal, first, last);
     return;
   }
   const Board& b = *decoded;
@@ -281,25 +280,25 @@ void Solver::init_position(int side, std::uint64_t i, const Board* decoded, std:
     note_ply(ply_of(s));
     note_chunk(side, i, ply_of(s));
   }
-  state_[side][i] = s;
+  state_[side].init(i, s, first, last);
 }
 
-void Solver::mark_win(int side, std::uint64_t i, int ply) {
-  auto ref = state(side, i);
-  std::uint16_t cur = ref.load(std::memory_order_relaxed);
+template <class States>
+void Solver<States>::mark_win(int side, std::uint64_t i, typename States::Slot at, std::uint16_t cur, int ply) {
   for (;;) {
     assert(cur != kIllegal);
     if (is_resolved(cur)) {
       assert(ply_of(cur) % 2 == 1 && "a predecessor of a loss cannot be lost");
       if (ply_of(cur) <= ply) return;
     }
-    if (ref.compare_exchange_weak(cur, resolved(ply), std::memory_order_relaxed)) break;
+    if (States::cas(at, cur, resolved(ply))) break;
   }
   note_ply(ply);
   note_chunk(side, i, ply);
 }
 
-BestConversion Solver::best_conversion(int side, std::uint64_t i) const {
+template <class States>
+BestConversion Solver<States>::best_conversion(int side, std::uint64_t i) const {
   Board b;
   [[maybe_unused]] const bool placed = scheme_.decode(i, Color(side), b);
   assert(placed);
@@ -311,14 +310,14 @@ BestConversion Solver::best_conversion(int side, std::uint64_t i) const {
   return best;
 }
 
-void Solver::count_down(int side, std::uint64_t i, int successor_ply, int weight) {
-  auto ref = state(side, i);
-  std::uint16_t cur = ref.load(std::memory_order_relaxed);
+template <class States>
+void Solver<States>::count_down(int side, std::uint64_t i, typename States::Slot at, int successor_ply, int weight) {
+  std::uint16_t cur = States::load(at);
   for (;;) {
     if (!can_lose(cur)) return;
     assert((cur & kCountMask) >= weight);
     if ((cur & kCountMask) == weight) break;
-    if (ref.compare_exchange_weak(cur, std::uint16_t(cur - weight), std::memory_order_relaxed)) return;
+    if (States::cas(at, cur, std::uint16_t(cur - weight))) return;
   }
   // The last of its moves within the table loses. No other update reaches the slot now: every other
   // move is counted down already, and a position with a winning move never runs out of count.
@@ -334,18 +333,20 @@ void Solver::count_down(int side, std::uint64_t i, int successor_ply, int weight
       mark = conversion.mark();
     }
   }
-  ref.store(std::uint16_t(resolved(ply) | mark), std::memory_order_relaxed);
+  States::store(at, std::uint16_t(resolved(ply) | mark));
   note_ply(ply);
   note_chunk(side, i, ply);
 }
 
-void Solver::propagate(int side, std::uint64_t i, const Board& b, int ply) {
+template <class States>
+void Solver<States>::propagate(int side, std::uint64_t i, const Board& b, int ply) {
   const int pred_side = 1 - side;
   // Collect the predecessors first and prefetch their slots: the updates are scattered over the
   // whole table, and overlapping their cache misses is most of the gain.
   struct Update {
     std::uint64_t index;
-    int arg;  // wins: the ply to mark; losses: the count weight
+    typename States::Slot at;  // where slot `index` is
+    int arg;                   // wins: the ply to mark; losses: the count weight
   };
   std::array<Update, 128> updates;
   std::size_t n = 0;
@@ -407,11 +408,12 @@ void Solver::propagate(int side, std::uint64_t i, const Board& b, int ply) {
     pred.side = mover;
     assert(p == scheme_.encode(pred));
     assert(scheme_.stabilizer_size(pred) == 1 || (t != PieceType::kKing && ply % 2 == 0));
-    assert(!owns(p) || is_legal(pred) == (state(pred_side, p).load(std::memory_order_relaxed) != kIllegal));
+    assert(!owns(p) || is_legal(pred) == (States::load(state_[pred_side].slot(p)) != kIllegal));
 #endif
-    __builtin_prefetch(&state_[pred_side][p], 1);
+    const typename States::Slot where = state_[pred_side].slot(p);
+    __builtin_prefetch(States::where(where), 1);
     assert(n < updates.size());
-    updates[n++] = {p, direct_arg};
+    updates[n++] = {p, where, direct_arg};
   };
   Bitboard direct_men = 0, direct_king_from = 0;
   if (!full) {
@@ -501,9 +503,10 @@ void Solver::propagate(int side, std::uint64_t i, const Board& b, int ply) {
       if (ep && ep->is_win() && ep->plies() < ply) return;  // counted at ply ep->plies() already
       arg = ui.type != PieceType::kKing && !kings_on_long_diagonal(b) ? 1 : scheme_.stabilizer_size(pred);
     }
-    __builtin_prefetch(&state_[pred_side][p], 1);
+    const typename States::Slot at = state_[pred_side].slot(p);
+    __builtin_prefetch(States::where(at), 1);
     assert(n < updates.size());
-    updates[n++] = {p, arg};
+    updates[n++] = {p, at, arg};
   }, direct_men, direct_king_from);
   if (cluster_) {
     // Split solve: the updates of other ranks' slots wait for the end of the ply.
@@ -518,17 +521,19 @@ void Solver::propagate(int side, std::uint64_t i, const Board& b, int ply) {
     // Illegal predecessors (made without a board) are passed over here rather than in mark_win:
     // measured, testing them in mark_win's compare-and-swap loop made the 3+4 set 3% slower.
     for (std::size_t k = 0; k < n; ++k)
-      if (state(pred_side, updates[k].index).load(std::memory_order_relaxed) != kIllegal) mark_win(pred_side, updates[k].index, updates[k].arg);
+      if (const std::uint16_t cur = States::load(updates[k].at); cur != kIllegal)
+        mark_win(pred_side, updates[k].index, updates[k].at, cur, updates[k].arg);
     return;
   }
-  for (std::size_t k = 0; k < n; ++k) count_down(pred_side, updates[k].index, ply, updates[k].arg);
+  for (std::size_t k = 0; k < n; ++k) count_down(pred_side, updates[k].index, updates[k].at, ply, updates[k].arg);
 }
 
-std::shared_ptr<SolvedTable> Solver::run() {
+template <class States>
+Result<std::shared_ptr<SolvedTable>> Solver<States>::run() {
   const std::uint64_t n = scheme_.size();
   const int sides = symmetric_ ? 1 : 2;
   for (int s = 0; s < sides; ++s) {
-    state_[s] = HugeArray<std::uint16_t>(n);
+    state_[s].allocate(n);
     chunk_plies_[s].assign((n + kChunk - 1) / kChunk * kPlyWords, 0);
   }
   const std::uint64_t per_side = (n + kChunk - 1) / kChunk;
@@ -541,7 +546,7 @@ std::shared_ptr<SolvedTable> Solver::run() {
       bool placed = false;
       for (std::uint64_t i = from; i < to; ++i) {
         if (!placed || !scheme_.advance(i, b)) placed = scheme_.decode(i, Color(side), b);
-        init_position(side, i, placed ? &b : nullptr, chunk_deferred[chunk]);
+        init_position(side, i, from, to, placed ? &b : nullptr, chunk_deferred[chunk]);
       }
     });
   };
@@ -559,6 +564,7 @@ std::shared_ptr<SolvedTable> Solver::run() {
     last_deferred = int(cluster_->max(std::uint64_t(last_deferred)));
     max_ply_ = int(cluster_->max(std::uint64_t(max_ply_.load())));
   }
+  if (past_states()) return std::shared_ptr<SolvedTable>();
 
   std::uint64_t resolved_total = 0;
   std::size_t next_deferred = 0;
@@ -614,7 +620,7 @@ std::shared_ptr<SolvedTable> Solver::run() {
     for (; next_deferred < deferred.size() && deferred[next_deferred].ply <= ply; ++next_deferred) {
       const Deferred& d = deferred[next_deferred];
       assert(d.ply == ply);
-      const std::uint16_t succ = state_[symmetric_ ? 0 : 1 - d.side][d.succ];
+      const std::uint16_t succ = state_[symmetric_ ? 0 : 1 - d.side].get(d.succ);
       if (is_resolved(succ) && ply_of(succ) % 2 == 1 && ply_of(succ) <= ply) continue;  // counted by propagate
       if (owns(d.pred)) count_down(d.side, d.pred, ply, 1);
       else send(d.side, true, d.pred, 1);
@@ -627,6 +633,8 @@ std::shared_ptr<SolvedTable> Solver::run() {
       found = cluster_->sum(found.load());
       max_ply_ = int(cluster_->max(std::uint64_t(max_ply_.load())));
     }
+    // (A split solve's ranks agree on max_ply_ here, so they all stop together.)
+    if (past_states()) return std::shared_ptr<SolvedTable>();
     resolved_total += found.load();
     if (progress_) progress_({"retro", ply, resolved_total, 2 * n});
   }
@@ -639,9 +647,12 @@ std::shared_ptr<SolvedTable> Solver::run() {
   }
   for (int s = 0; s < sides; ++s) {
     // The output grows over the states it replaces, which go back to the system a range at a time,
-    // so the two never both hold a whole side: the solve's 2 bytes a slot and side stay the peak.
+    // so the two never both hold a whole side (and with a scratch file, the output is the page
+    // cache's): the solve's state stays the peak.
     auto& out = table_->values[s];
-    out = ValueArray(n);  // mapped, not yet touched: pages come as the ranges fill them
+    auto made = output_values(n);
+    if (!made) return made.error();
+    out = std::move(*made);
     auto& no_better = table_->no_better[s];
     if (marks_) no_better.assign((n + 63) / 64, 0);
     constexpr std::uint64_t kRange = std::uint64_t{1} << 24;  // slots: whole pages and 64-slot words
@@ -652,7 +663,7 @@ std::shared_ptr<SolvedTable> Solver::run() {
         for (std::uint64_t w = first / 64 + from; w != first / 64 + to; ++w) {
           std::uint64_t bits = 0;
           for (std::uint64_t i = w * 64; i < std::min(n, w * 64 + 64); ++i) {
-            const std::uint16_t st = state_[s][i];
+            const std::uint16_t st = state_[s].get(i);
             bool mark = false;
             if (st == kIllegal) {
               out[i] = DtmValue::illegal();
@@ -678,7 +689,9 @@ std::shared_ptr<SolvedTable> Solver::run() {
     const auto& white = table_->values[0];
     const auto& white_marks = table_->no_better[0];
     auto& out = table_->values[1];
-    out = ValueArray(n);
+    auto made = output_values(n);
+    if (!made) return made.error();
+    out = std::move(*made);
     auto& no_better = table_->no_better[1];
     if (marks_) no_better.assign((n + 63) / 64, 0);
     parallel_ranges(arena_, (n + 63) / 64, kChunk / 64, [&](std::uint64_t from, std::uint64_t to) {
@@ -702,7 +715,8 @@ std::shared_ptr<SolvedTable> Solver::run() {
   return table_;
 }
 
-void Solver::exchange_updates(int ply) {
+template <class States>
+void Solver<States>::exchange_updates(int ply) {
   std::vector<std::vector<std::uint64_t>> out(std::size_t(map_.ranks));
   for (auto& local : outboxes_)
     for (std::size_t r = 0; r < local.size(); ++r) {
@@ -712,7 +726,7 @@ void Solver::exchange_updates(int ply) {
   const std::vector<std::uint64_t> in = cluster_->exchange(out);
   parallel_ranges(arena_, in.size(), std::uint64_t{1} << 14, [&](std::uint64_t first, std::uint64_t last) {
     constexpr std::uint64_t kAhead = 16;
-    auto slot = [&](std::uint64_t k) { return &state_[int(in[k] >> 23 & 1)][in[k] >> 24]; };
+    auto slot = [&](std::uint64_t k) { return States::where(state_[int(in[k] >> 23 & 1)].slot(in[k] >> 24)); };
     for (std::uint64_t k = first; k < std::min(last, first + kAhead); ++k) __builtin_prefetch(slot(k), 1);
     for (std::uint64_t k = first; k < last; ++k) {
       if (k + kAhead < last) __builtin_prefetch(slot(k + kAhead), 1);
@@ -722,12 +736,14 @@ void Solver::exchange_updates(int ply) {
       const int arg = int(u & 0x3FFFFF);
       assert(owns(index));
       if (u >> 22 & 1) count_down(side, index, ply, arg);
-      else if (state(side, index).load(std::memory_order_relaxed) != kIllegal) mark_win(side, index, arg);
+      else if (const typename States::Slot at = state_[side].slot(index); States::load(at) != kIllegal)
+        mark_win(side, index, at, States::load(at), arg);
     }
   });
 }
 
-void Solver::route_deferred(std::vector<Deferred>& deferred) {
+template <class States>
+void Solver<States>::route_deferred(std::vector<Deferred>& deferred) {
   std::vector<std::vector<std::uint64_t>> out(std::size_t(map_.ranks));
   for (const Deferred& d : deferred) {
     auto& o = out[std::size_t(owner(d.succ))];
@@ -738,13 +754,14 @@ void Solver::route_deferred(std::vector<Deferred>& deferred) {
   for (std::size_t k = 0; k + 4 <= in.size(); k += 4) deferred.push_back({int(in[k]), int(in[k + 1]), in[k + 2], in[k + 3]});
 }
 
-void Solver::gather_states(int side) {
+template <class States>
+void Solver<States>::gather_states(int side) {
   const std::uint64_t n = scheme_.size(), stride = scheme_.pair_stride();
   const std::uint64_t slices = (n + stride - 1) / stride;
   std::vector<std::uint16_t> mine;
   for (std::uint64_t slice = 0; slice < slices; ++slice)
     if (map_.owner(slice) == rank_)
-      mine.insert(mine.end(), &state_[side][slice * stride], &state_[side][0] + std::min(n, (slice + 1) * stride));
+      for (std::uint64_t i = slice * stride; i < std::min(n, (slice + 1) * stride); ++i) mine.push_back(state_[side].get(i));
   const std::vector<std::uint16_t> all = cluster_->gather(mine);
   if (rank_ != 0) return;
   // Rank r's part is its slices in order, after the parts of ranks 0..r-1.
@@ -753,7 +770,8 @@ void Solver::gather_states(int side) {
     for (std::uint64_t slice = 0; slice < slices; ++slice) {
       if (map_.owner(slice) != r) continue;
       const std::uint64_t len = std::min(n, (slice + 1) * stride) - slice * stride;
-      if (r != rank_) std::copy_n(all.begin() + std::ptrdiff_t(at), len, &state_[side][slice * stride]);
+      if (r != rank_)
+        for (std::uint64_t k = 0; k < len; ++k) States::store(state_[side].slot(slice * stride + k), all[at + k]);
       at += len;
     }
   assert(at == all.size());
@@ -761,16 +779,25 @@ void Solver::gather_states(int side) {
 
 }  // namespace
 
-std::uint64_t solve_bytes(const Material& material) {
-  const IndexScheme scheme(material);
-  // Solver state, 2 bytes a slot and side; the output (2 bytes) replaces it a range at a time, with
-  // the no-better marks (1 bit a slot and side, when asked for) on top (Solver::run).
-  return scheme.size() * 2 * 2 + scheme.size() / 4 + (96U << 20);
+bool is_large_table(const Material& material) { return IndexScheme(material).size() * 2 * sizeof(DtmValue) >= kLargeTableBytes; }
+
+SolveBytes solve_bytes(const Material& material, bool scratch) {
+  const std::uint64_t n = IndexScheme(material).size();
+  // The state, both sides; the output replaces it a range at a time (Solver::run), in memory or in
+  // scratch files; the no-better marks (1 bit a slot and side, when asked for) come on top.
+  const bool large = is_large_table(material);
+  const std::uint64_t state = large ? n * 2 * 8 / 5 : n * 2 * 2;
+  const std::uint64_t output = n * 2 * sizeof(DtmValue);
+  SolveBytes out;
+  out.memory = (large && scratch ? state : std::max(state, output)) + n / 4 + (96U << 20);
+  out.scratch = large && scratch ? output : 0;
+  return out;
 }
 
 Result<std::shared_ptr<SolvedTable>> solve_table(const Material& material, const TableSet& subtables,
                                                  tbb::task_arena& arena, const ProgressFn& progress,
-                                                 const SplitSolve* split, bool no_better_marks) {
+                                                 const SplitSolve* split, bool no_better_marks,
+                                                 const SolveStorage& storage) {
   // Only the tables this one converts into: a probe looks its table up in a short list (a run's
   // set may hold dozens).
   TableSet own;
@@ -779,8 +806,18 @@ Result<std::shared_ptr<SolvedTable>> solve_table(const Material& material, const
     if (!table) return make_error(ErrorCode::kUnavailable, material.name() + ": needs table " + sub.name() + " first");
     own.add(std::move(table));
   }
-  Solver solver(material, own, arena, progress, split, no_better_marks);
-  return solver.run();
+  const bool packed =
+      storage.layout == StateLayout::kPacked || (storage.layout == StateLayout::kAuto && is_large_table(material));
+  if (packed) {
+    Solver<PackedStates> solver(material, own, arena, progress, split, no_better_marks, storage.scratch);
+    auto solved = solver.run();
+    // Null: a ply past 12-bit states (none of 3-6 men come near); solved again in 16 bits.
+    if (!solved || *solved) return solved;
+  }
+  Solver<WideStates> solver(material, own, arena, progress, split, no_better_marks, storage.scratch);
+  auto solved = solver.run();
+  if (solved) assert(*solved);
+  return solved;
 }
 
 }  // namespace tbkit::gen

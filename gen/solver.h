@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <functional>
 #include <memory>
 #include <string_view>
@@ -22,8 +23,31 @@ struct SolveProgress {
 };
 using ProgressFn = std::function<void(const SolveProgress&)>;
 
-// Bytes the solver needs for `material` on top of the tables it converts into.
-[[nodiscard]] std::uint64_t solve_bytes(const Material& material);
+// A large table: one whose values (2 bytes a slot and side) take at least kLargeTableBytes. Its
+// solver state takes 12 bits a slot and side instead of 16, and its values may go to scratch files
+// (SolveStorage). Every 5- and 6-man table is large; no 3- or 4-man one is.
+inline constexpr std::uint64_t kLargeTableBytes = std::uint64_t{64} << 20;
+[[nodiscard]] bool is_large_table(const Material& material);
+
+// What the solver needs for `material` on top of the tables it converts into: memory, and scratch
+// disk when its values go to scratch files (a large table, `scratch` given: SolveStorage).
+struct SolveBytes {
+  std::uint64_t memory = 0;
+  std::uint64_t scratch = 0;
+};
+[[nodiscard]] SolveBytes solve_bytes(const Material& material, bool scratch);
+
+// How the solver keeps its state: 12 bits a slot (5 to a 64-bit word) or 16. kAuto: 12 for a large
+// table, else 16 (as fast, on tables that fit the caches better either way). Both give the same
+// values; a table whose plies outgrow 12 bits (none of 3-6 men) is solved again in 16.
+enum class StateLayout { kAuto, kWide, kPacked };
+struct SolveStorage {
+  StateLayout layout = StateLayout::kAuto;
+  // Not empty: the values go to files without a name in this directory (ValueArray::scratch_file),
+  // mapped, so their pages are the page cache's and the kernel may write them out rather than hold
+  // them: the solver's own memory is then its state. (generate_tables gives it for large tables.)
+  std::filesystem::path scratch;
+};
 
 // A solve split over the ranks of a cluster: each rank computes the slots of the king-pair slices
 // `SliceMap{cluster->ranks(), seed}` gives it, and the ranks exchange the updates that cross slices
@@ -41,9 +65,11 @@ struct SplitSolve {
 // table with no values (progress counts are the cluster's). `no_better_marks`: fill
 // SolvedTable::no_better, which only a capture-resolved (one-side) writer reads; without them it
 // finds the same slots by search (gen/one_side.h), so they save its time for 1 bit a slot and side.
+// Errors also: kIo (a scratch file, naming its directory).
 [[nodiscard]] Result<std::shared_ptr<SolvedTable>> solve_table(const Material& material, const TableSet& subtables,
                                                                tbb::task_arena& arena, const ProgressFn& progress = {},
                                                                const SplitSolve* split = nullptr,
-                                                               bool no_better_marks = true);
+                                                               bool no_better_marks = true,
+                                                               const SolveStorage& storage = {});
 
 }  // namespace tbkit::gen

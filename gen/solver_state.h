@@ -25,9 +25,11 @@ inline constexpr std::uint16_t kOpen = 0x8000;
 inline constexpr std::uint16_t kFloorBit = 0x0100;
 inline constexpr std::uint16_t kCountMask = 0x00FF;
 inline constexpr std::uint16_t kConvBit = 0x4000;
-inline constexpr std::uint16_t kNoLossOther = 0xFFFD;
-inline constexpr std::uint16_t kNoLoss = 0xFFFE;
-inline constexpr std::uint16_t kIllegal = 0xFFFF;
+// (Just above the unresolved states' codes, so that a 12-bit cell keeps their low 11 bits as they are:
+// gen/state_store.h.)
+inline constexpr std::uint16_t kNoLossOther = 0x87FD;
+inline constexpr std::uint16_t kNoLoss = 0x87FE;
+inline constexpr std::uint16_t kIllegal = 0x87FF;
 inline constexpr int kMaxPly = kConvBit - 2;  // resolved(kMaxPly) | kConvBit < kOpen (asserted)
 
 constexpr bool is_resolved(std::uint16_t s) { return s >= 1 && s < kOpen; }

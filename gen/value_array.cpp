@@ -21,6 +21,19 @@ std::string system_error(const std::filesystem::path& path, const std::string& w
   return path.string() + ": " + what + ": " + std::strerror(errno);
 }
 
+// Gives the open file `fd` its size, its blocks reserved where the file system can, so that a
+// full disk is an error here rather than a fault on a page of the mapping later.
+bool size_file(int fd, std::uint64_t bytes) {
+  if (bytes == 0) return ::ftruncate(fd, 0) == 0;
+  const int err = ::posix_fallocate(fd, 0, off_t(bytes));
+  if (err == 0) return true;
+  if (err != EOPNOTSUPP && err != EINVAL) {
+    errno = err;
+    return false;
+  }
+  return ::ftruncate(fd, off_t(bytes)) == 0;
+}
+
 }  // namespace
 
 ValueArray::ValueArray(std::uint64_t n) : size_(n), writable_(true) {
@@ -37,12 +50,30 @@ Result<ValueArray> ValueArray::create_file(const std::filesystem::path& path, st
   const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) return make_error(ErrorCode::kIo, system_error(path, "cannot create"));
   const std::uint64_t bytes = n * sizeof(DtmValue);
-  if (::ftruncate(fd, off_t(bytes)) != 0) {
+  if (!size_file(fd, bytes)) {
     const std::string message = system_error(path, "cannot size to " + std::to_string(bytes) + " bytes");
     ::close(fd);
     return make_error(ErrorCode::kIo, message);
   }
   return map_file(fd, path, n, true);
+}
+
+Result<ValueArray> ValueArray::scratch_file(const std::filesystem::path& dir, std::uint64_t n) {
+  int fd = ::open(dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+  if (fd < 0 && (errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL)) {
+    // A file system without O_TMPFILE: a named file, removed at once.
+    std::string name = (dir / "tbkit-scratch.XXXXXX").string();
+    fd = ::mkostemp(name.data(), O_CLOEXEC);
+    if (fd >= 0) ::unlink(name.c_str());
+  }
+  if (fd < 0) return make_error(ErrorCode::kIo, system_error(dir, "cannot make a scratch file"));
+  const std::uint64_t bytes = n * sizeof(DtmValue);
+  if (!size_file(fd, bytes)) {
+    const std::string message = system_error(dir, "cannot size a scratch file to " + std::to_string(bytes) + " bytes");
+    ::close(fd);
+    return make_error(ErrorCode::kIo, message);
+  }
+  return map_file(fd, dir, n, true);
 }
 
 Result<ValueArray> ValueArray::open_file(const std::filesystem::path& path, std::uint64_t n) {

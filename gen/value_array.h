@@ -27,6 +27,11 @@ class ValueArray {
   explicit ValueArray(std::uint64_t n);
   // A new file at `path` (created or truncated), mapped read-write. Errors: kIo naming the file.
   [[nodiscard]] static Result<ValueArray> create_file(const std::filesystem::path& path, std::uint64_t n);
+  // A file without a name in directory `dir` (O_TMPFILE, else a file removed as soon as it is
+  // open), mapped read-write: scratch disk that the kernel may write out and read back instead of
+  // holding the pages, and that goes away with the mapping, however the process ends.
+  // Errors: kIo naming dir.
+  [[nodiscard]] static Result<ValueArray> scratch_file(const std::filesystem::path& dir, std::uint64_t n);
   // An existing file of n values, mapped read-only: writing to it is a bug. Errors: kIo naming
   // the file (cannot open or map), kCorrupt (its size is not n values).
   [[nodiscard]] static Result<ValueArray> open_file(const std::filesystem::path& path, std::uint64_t n);
