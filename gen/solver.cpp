@@ -177,7 +177,7 @@ class Solver {
   // Black-to-move position goes to its flipped twin's slot (docs/tables.md, "Symmetric materials").
   const bool symmetric_;
   const bool marks_;  // fill SolvedTable::no_better
-  // Not zero-filled: the initialisation writes every state.
+  // Fresh pages, all 0 (PackedStates::init relies on it); the initialisation writes every state.
   std::array<States, 2> state_;
   std::array<std::vector<std::uint64_t>, 2> chunk_plies_;  // kPlyWords words per chunk
   std::atomic<int> max_ply_{0};

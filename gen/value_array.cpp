@@ -49,9 +49,13 @@ ValueArray::ValueArray(std::uint64_t n) : size_(n), writable_(true) {
 Result<ValueArray> ValueArray::create_file(const std::filesystem::path& path, std::uint64_t n) {
   const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) return make_error(ErrorCode::kIo, system_error(path, "cannot create"));
+  return size_and_map(fd, path, n);
+}
+
+Result<ValueArray> ValueArray::size_and_map(int fd, const std::filesystem::path& path, std::uint64_t n) {
   const std::uint64_t bytes = n * sizeof(DtmValue);
   if (!size_file(fd, bytes)) {
-    const std::string message = system_error(path, "cannot size to " + std::to_string(bytes) + " bytes");
+    const std::string message = system_error(path, "cannot size a file to " + std::to_string(bytes) + " bytes");
     ::close(fd);
     return make_error(ErrorCode::kIo, message);
   }
@@ -67,13 +71,7 @@ Result<ValueArray> ValueArray::scratch_file(const std::filesystem::path& dir, st
     if (fd >= 0) ::unlink(name.c_str());
   }
   if (fd < 0) return make_error(ErrorCode::kIo, system_error(dir, "cannot make a scratch file"));
-  const std::uint64_t bytes = n * sizeof(DtmValue);
-  if (!size_file(fd, bytes)) {
-    const std::string message = system_error(dir, "cannot size a scratch file to " + std::to_string(bytes) + " bytes");
-    ::close(fd);
-    return make_error(ErrorCode::kIo, message);
-  }
-  return map_file(fd, dir, n, true);
+  return size_and_map(fd, dir, n);
 }
 
 Result<ValueArray> ValueArray::open_file(const std::filesystem::path& path, std::uint64_t n) {

@@ -68,6 +68,9 @@ class ValueArray {
   friend bool operator==(const ValueArray& a, const ValueArray& b);
 
  private:
+  // Sizes the open file `fd` to n values (its blocks reserved where the file system can) and maps it
+  // read-write (fd closed on return); `path` names it in errors.
+  static Result<ValueArray> size_and_map(int fd, const std::filesystem::path& path, std::uint64_t n);
   // Maps n values of the open file `fd` (closed on return).
   static Result<ValueArray> map_file(int fd, const std::filesystem::path& path, std::uint64_t n, bool writable);
   void swap(ValueArray& o) noexcept;
