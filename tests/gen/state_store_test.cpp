@@ -101,17 +101,15 @@ TEST_CASE("Packed 12-bit states hold every state the solver writes and scan like
   for (std::uint64_t i = 0; i < 45; ++i) CHECK(packed.get(i) == wide.get(i));
 }
 
-TEST_CASE("Packed states and values in scratch files give the tables of 16-bit states in memory", "[gen][solver][threads]") {
-  // KPvKP: en passant (deferred double pushes) and promotions; KRvKR symmetric; KBNvK long mates
-  // and a capture-resolved floor.
-  const std::vector<Material> wanted{mat("KPvKP"), mat("KRvKR"), mat("KBNvK"), mat("KQvKR")};
-  const auto plan = dependency_closure(wanted);
+namespace {
+
+// Solves `wanted` and its dependencies twice, 16-bit states in memory on 1 thread and 12-bit states
+// with scratch-file values on 2, and checks every value and mark equal; returns the slots compared.
+std::uint64_t compare_layouts(const std::vector<Material>& wanted, TableSet& wide, TableSet& packed,
+                              const std::filesystem::path& dir) {
   tbb::task_arena arena1(1), arena2(2);
-  TableSet wide, packed;
-  const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("tbkit-states-" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
   std::uint64_t compared = 0;
-  for (const Material& m : plan) {
+  for (const Material& m : dependency_closure(wanted)) {
     auto a = solve_table(m, wide, arena1, {}, nullptr, true, SolveStorage{StateLayout::kWide, {}});
     auto b = solve_table(m, packed, arena2, {}, nullptr, true, SolveStorage{StateLayout::kPacked, dir});
     REQUIRE(a.ok());
@@ -127,15 +125,42 @@ TEST_CASE("Packed states and values in scratch files give the tables of 16-bit s
     wide.add(std::move(*a));
     packed.add(std::move(*b));
   }
-  CHECK(compared > 20000000);
+  return compared;
+}
+
+std::filesystem::path scratch_dir(const std::string& name) {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("tbkit-" + name + "-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+}  // namespace
+
+TEST_CASE("Packed states and values in scratch files give the tables of 16-bit states in memory", "[gen][solver][threads]") {
+  // KRvKR symmetric; KBNvK long mates and a capture-resolved floor; KPvK promotions.
+  TableSet wide, packed;
+  const std::filesystem::path dir = scratch_dir("states");
+  CHECK(compare_layouts({mat("KRvKR"), mat("KBNvK"), mat("KPvK")}, wide, packed, dir) > 4000000);
   CHECK(compute_stats(*packed.find(mat("KBNvK"))).side[0].longest_win_plies == 65);
   // The scratch files have no names: nothing is left in the directory.
   CHECK(std::filesystem::is_empty(dir));
   std::filesystem::remove(dir);
   // A directory that cannot hold one is an error naming it.
+  tbb::task_arena arena1(1);
   auto bad = solve_table(mat("KQvK"), packed, arena1, {}, nullptr, true,
                          SolveStorage{StateLayout::kPacked, dir / "missing"});
   REQUIRE_FALSE(bad.ok());
   CHECK(bad.error().code == tbkit::ErrorCode::kIo);
   CHECK(bad.error().message.find("missing") != std::string::npos);
+}
+
+TEST_CASE("Packed states give the tables of 16-bit states with en passant: KPvKP and KQvKR", "[gen][solver][threads]") {
+  // KPvKP: double pushes the opponent may answer en passant (deferred count-downs read the pushed
+  // position's packed state), promotions into pawn tables; KQvKR many counted moves.
+  TableSet wide, packed;
+  const std::filesystem::path dir = scratch_dir("states-ep");
+  CHECK(compare_layouts({mat("KPvKP"), mat("KQvKR")}, wide, packed, dir) > 20000000);
+  CHECK(std::filesystem::is_empty(dir));
+  std::filesystem::remove(dir);
 }
