@@ -736,8 +736,10 @@ void Solver<States>::exchange_updates(int ply) {
       const int arg = int(u & 0x3FFFFF);
       assert(owns(index));
       if (u >> 22 & 1) count_down(side, index, ply, arg);
-      else if (const typename States::Slot at = state_[side].slot(index); States::load(at) != kIllegal)
-        mark_win(side, index, at, States::load(at), arg);
+      else {
+        const typename States::Slot at = state_[side].slot(index);
+        if (const std::uint16_t cur = States::load(at); cur != kIllegal) mark_win(side, index, at, cur, arg);
+      }
     }
   });
 }

@@ -34,7 +34,6 @@ namespace tbkit::gen {
 class WideStates {
  public:
   static constexpr int kMaxPly = solver_state::kMaxPly;
-  static constexpr double kBytesPerSlot = 2;
 
   void allocate(std::uint64_t n) { s_ = HugeArray<std::uint16_t>(n); }
   using Slot = std::uint16_t*;
@@ -87,7 +86,6 @@ class WideStates {
 class PackedStates {
  public:
   static constexpr int kMaxPly = 0x3FF - 1;
-  static constexpr double kBytesPerSlot = 1.6;
 
   // Without branches: the states come in no predictable order.
   static constexpr std::uint32_t narrow(std::uint16_t s) {
