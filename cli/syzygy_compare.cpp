@@ -5,9 +5,13 @@
 #include <atomic>
 #include <map>
 #include <mutex>
+#include <optional>
 
 #include "chess/fen.h"
 #include "gen/parallel.h"
+#include "model/board.h"
+#include "model/index_scheme.h"
+#include "model/material.h"
 
 namespace tbkit::cli {
 
@@ -89,6 +93,87 @@ SyzygyComparison compare_with_syzygy(const gen::DtzTable& table, const probe::Sy
       for (auto& [key, text] : found) examples.emplace(key, std::move(text));
     });
   }
+  for (const auto& [key, text] : examples) {
+    if (out.examples.size() == kExamples) break;
+    out.examples.push_back(text);
+  }
+  return out;
+}
+
+Result<DtmWdlComparison> compare_dtm_with_wdl(const formats::TableFile& file, const probe::SyzygyTablebase& tb,
+                                              tbb::task_arena& arena, std::uint64_t every,
+                                              const std::function<void(std::uint64_t, std::uint64_t)>& progress) {
+  assert(every >= 1);
+  const std::string& name = file.name();
+  if (!file.stores(Color::kWhite) || !file.stores(Color::kBlack))
+    return make_error(ErrorCode::kUnavailable,
+                      name + ": stores one side to move only (--sides one); compare a file of both sides");
+  auto material = model::Material::parse(file.info().material);
+  if (!material) return make_error(ErrorCode::kCorrupt, name + ": header material: " + material.error().message);
+  const model::IndexScheme scheme(*material);
+  const std::uint64_t n = scheme.size();
+  if (file.info().positions_per_side != n)
+    return make_error(ErrorCode::kCorrupt, name + ": header positions_per_side " +
+                                               std::to_string(file.info().positions_per_side) + ", the index of " +
+                                               material->name() + " has " + std::to_string(n));
+  DtmWdlComparison out;
+  std::mutex mutex;
+  std::optional<Error> failure;                   // the lowest block that could not be read
+  std::uint64_t failure_key = ~std::uint64_t{0};  // its (side, first slot)
+  std::map<std::uint64_t, std::string> examples;  // by (side, index): the lowest kept
+  constexpr std::size_t kExamples = 5;
+  std::atomic<std::uint64_t> done{0};
+  // Chunks of whole blocks, so each block is decoded once.
+  const std::uint64_t chunk = std::max<std::uint64_t>(file.values_per_block(), 1);
+  gen::parallel_side_chunks(arena, n, chunk, [&](int side, std::uint64_t first, std::uint64_t last, std::uint64_t) {
+    const std::uint64_t key = std::uint64_t(side) << 62 | first;
+    auto values = file.values(Color(side), first, last - first);
+    if (!values) {
+      std::lock_guard lock(mutex);
+      if (key < failure_key) {
+        failure_key = key;
+        failure = values.error();
+      }
+      return;
+    }
+    DtmWdlComparison local;
+    std::vector<std::pair<std::uint64_t, std::string>> found;
+    model::SlotBoards boards(scheme, Color(side));
+    for (std::uint64_t i = (first + every - 1) / every * every; i < last; i += every) {
+      const model::Board* b = boards.at(i);
+      if (!b || !model::is_legal(*b)) continue;
+      auto pos = model::board_to_position(*b);
+      if (!pos) continue;  // not a position a game can reach
+      ++local.positions;
+      auto note = [&](const std::string& what) {
+        if (found.size() < kExamples) found.emplace_back(std::uint64_t(side) << 62 | i, to_fen(*pos) + ": " + what);
+      };
+      auto wdl = tb.probe_wdl(*pos);
+      if (!wdl) {
+        ++local.errors;
+        note(wdl.error().message);
+        continue;
+      }
+      ++local.by_wdl[std::size_t(int(*wdl) + 2)];
+      const formats::DtmValue dtm = (*values)[i - first];
+      const int w = int(*wdl);
+      const bool agree = dtm.is_win() ? w > 0 : dtm.is_loss() ? w < 0 : dtm.is_draw() && w == 0;
+      if (!agree) {
+        ++local.mismatches;
+        note(std::string("DTM ") + (dtm.is_win() ? "win" : dtm.is_loss() ? "loss" : dtm.is_draw() ? "draw" : "illegal") +
+             ", WDL50 " + probe::to_string(*wdl));
+      }
+    }
+    const std::uint64_t now = done.fetch_add(last - first, std::memory_order_relaxed) + (last - first);
+    if (progress) progress(now, 2 * n);
+    std::lock_guard lock(mutex);
+    out.positions += local.positions;
+    out.mismatches += local.mismatches;
+    out.errors += local.errors;
+    for (std::size_t k = 0; k < out.by_wdl.size(); ++k) out.by_wdl[k] += local.by_wdl[k];
+    for (auto& [k, text] : found) examples.emplace(k, std::move(text));
+  });
+  if (failure) return *failure;
   for (const auto& [key, text] : examples) {
     if (out.examples.size() == kExamples) break;
     out.examples.push_back(text);

@@ -4,12 +4,16 @@
 // scripts/verify-syzygy.
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
 #include <tbb/task_arena.h>
 
+#include "chess/result.h"
+#include "formats/table_file.h"
 #include "gen/wdl_dtz.h"
 #include "probe/syzygy_tablebase.h"
 
@@ -45,5 +49,29 @@ enum class DtzScope { kEveryPosition, kStored };
                                                    tbb::task_arena& arena, bool rounding = true,
                                                    std::uint64_t every = 1,
                                                    DtzScope scope = DtzScope::kEveryPosition);
+
+// A DTM table file against Syzygy WDL50 files of its material: the result must be the same class
+// on every legal position compared, of both sides to move: a DTM win is a WDL50 win or cursed win,
+// a DTM loss a loss or blessed loss, a draw a draw. Needs no solving and little memory (blocks are
+// decoded one at a time), so it serves tables too large to recompute WDL50 from, e.g. 6-man ones.
+struct DtmWdlComparison {
+  std::uint64_t positions = 0;   // legal positions compared (both sides)
+  std::uint64_t mismatches = 0;
+  std::uint64_t errors = 0;      // probes that failed
+  std::array<std::uint64_t, 5> by_wdl{};  // positions compared, by the files' WDL50: loss .. win
+  std::vector<std::string> examples;      // the first few disagreements, with FENs (lowest index first)
+
+  [[nodiscard]] bool passed() const { return positions > 0 && mismatches == 0 && errors == 0; }
+};
+
+// Compares `file` (both sides stored: versions 1 and 2) with the WDL50 files in `tb`, probed as an
+// engine probes them (captures searched; the WDL files of the tables captures reach must be there
+// too). `every` > 1 compares only the index slots that are a multiple of it (a systematic sample,
+// the same for both sides to move). `progress(done, total)` is called from the worker threads as
+// blocks finish. Errors: kUnavailable (a one-side file: its other side is not stored), kCorrupt /
+// kIo (a block of `file` cannot be read); probe errors are counted, not returned.
+[[nodiscard]] Result<DtmWdlComparison> compare_dtm_with_wdl(
+    const formats::TableFile& file, const probe::SyzygyTablebase& tb, tbb::task_arena& arena,
+    std::uint64_t every = 1, const std::function<void(std::uint64_t, std::uint64_t)>& progress = {});
 
 }  // namespace tbkit::cli

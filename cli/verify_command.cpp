@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 #include <set>
+#include <sstream>
 #include <thread>
 
 #include "chess/fen.h"
@@ -48,6 +49,8 @@ struct VerifyOptions {
   std::uint64_t seed = 1;
   std::string to_move = "any";  // --to-move white|black|any for --sample
   bool quiet = false;           // -q: no progress line
+  std::string against;          // --against DIRS: DTM results against the Syzygy WDL50 files there
+  std::uint64_t every = 1;      // --every K: with --against, the index slots that are a multiple of K
 };
 
 bool is_syzygy_file(const std::filesystem::path& p) {
@@ -486,7 +489,79 @@ std::optional<player::TableRule> play_rule(const VerifyOptions& o) {
   return std::nullopt;
 }
 
+// --against DIRS: each DTM table's result (win, draw, loss) on every legal position (or every
+// K-th slot) against the Syzygy WDL50 files in DIRS, probed as an engine probes them.
+int run_against(const VerifyOptions& o) {
+  auto all = collect_files(o.paths);
+  if (!all) return report(all.error());
+  std::vector<std::filesystem::path> files;
+  for (const auto& f : *all)
+    if (f.extension() == gen::kTableExtension) files.push_back(f);
+  if (files.empty()) return report(make_error(ErrorCode::kUnavailable, "verify --against: no *.dtm table files found"));
+  std::vector<std::filesystem::path> dirs;
+  std::stringstream ss(o.against);
+  for (std::string d; std::getline(ss, d, ':');)
+    if (!d.empty()) dirs.emplace_back(d);
+  auto tb = probe::SyzygyTablebase::open(dirs);
+  if (!tb) return report(tb.error());
+  const std::vector<std::string> have = tb->materials();
+  tbb::task_arena arena(o.threads > 0 ? o.threads : int(std::max(1U, std::thread::hardware_concurrency())));
+  TablesProgress progress(files, !o.quiet && isatty(STDERR_FILENO));
+  int passed = 0, failed = 0;
+  for (std::size_t k = 0; k < files.size(); ++k) {
+    const std::string path = files[k].string();
+    progress.start(k);
+    auto fail = [&](const std::string& why) {  // errors of the file's reader name it already
+      progress.finished();
+      std::printf("FAIL %s\n", (why.rfind(path + ": ", 0) == 0 ? why : path + ": " + why).c_str());
+      std::fflush(stdout);
+      ++failed;
+    };
+    auto file = formats::TableFile::open(files[k]);
+    if (!file) {
+      fail(file.error().message);
+      continue;
+    }
+    auto material = model::Material::parse(file->info().material);
+    if (!material) {
+      fail("header material: " + material.error().message);
+      continue;
+    }
+    const std::string name = material->normalized().name();
+    if (std::find(have.begin(), have.end(), name) == have.end()) {
+      fail("no Syzygy WDL50 file " + name + ".rtbw in " + o.against);
+      continue;
+    }
+    auto r = compare_dtm_with_wdl(*file, *tb, arena, o.every, [&](std::uint64_t done, std::uint64_t total) {
+      progress.slots("comparing with WDL50", done, total, true);
+    });
+    if (!r) {
+      fail(r.error().message);
+      continue;
+    }
+    if (!r->passed()) {
+      fail(std::to_string(r->mismatches) + " of " + std::to_string(r->positions) + " positions disagree with WDL50, " +
+           std::to_string(r->errors) + " probe errors" + (r->examples.empty() ? "" : "; first: " + r->examples.front()));
+      continue;
+    }
+    progress.finished();
+    const auto& c = r->by_wdl;
+    std::printf("ok   %s: %s, %llu positions%s agree with WDL50 (wins %llu, cursed wins %llu, draws %llu, "
+                "blessed losses %llu, losses %llu)\n",
+                path.c_str(), name.c_str(), static_cast<unsigned long long>(r->positions),
+                o.every > 1 ? (" (slots that are multiples of " + std::to_string(o.every) + ")").c_str() : "",
+                static_cast<unsigned long long>(c[4]), static_cast<unsigned long long>(c[3]),
+                static_cast<unsigned long long>(c[2]), static_cast<unsigned long long>(c[1]),
+                static_cast<unsigned long long>(c[0]));
+    std::fflush(stdout);
+    ++passed;
+  }
+  std::printf("%d passed, %d failed\n", passed, failed);
+  return failed ? kExitFailed : kExitOk;
+}
+
 int run_verify(const VerifyOptions& o) {
+  if (!o.against.empty()) return run_against(o);
   if (o.sample > 0) return run_sample(o);
   if (!o.play_from.empty()) {
     if (o.rule == "exact")
@@ -581,6 +656,13 @@ void add_verify_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--material", opts->material, "For --sample (required) and --play (default: every table)");
   cmd->add_option("-d,--dir", opts->dir, "Table directory for --play and --sample");
   cmd->add_option("--seed", opts->seed, "Random seed for --play and --sample (default 1)");
+  cmd->add_option("--against", opts->against,
+                  "Instead: compare each DTM table's result with the Syzygy WDL50 files in these directories\n"
+                  "(joined by ':'; the tables captures reach must be there too), position by position: a DTM\n"
+                  "win must be a win or cursed win, a loss a loss or blessed loss, a draw a draw. Reads blocks\n"
+                  "one at a time and solves nothing, so it serves 6-man tables; files of both sides only");
+  cmd->add_option("--every", opts->every, "With --against: compare only the index slots that are a multiple of K (a sample)")
+      ->check(at_least(1));
   cmd->add_flag("-q,--quiet", opts->quiet, "No progress line (drawn on stderr only when it is a terminal)");
   cmd->footer(
       "Each position's stored value must equal the best value over its moves, with captures and\n"
@@ -601,6 +683,7 @@ void add_verify_command(CLI::App& app, int& exit_code) {
       "  tbkit verify --play 200 --clock 60 -d syzygy-and-dtm  # mates under the 50-move rule, clock 60 at the start\n"
       "  tbkit verify --play-from won.epd -d tables  # the same from given positions\n"
       "  tbkit verify --sample 50 --want won --material KQvKR -d tables\n"
+      "  tbkit verify --against syzygy tables/KRRvKBN.dtm  # every position's result against Syzygy's WDL50\n"
       "With --rule fifty (the default when *.rtbw/*.rtbz files are found), each game is also replayed by\n"
       "DTM alone with the clock kept, and the games that play would have drawn are listed and counted.\n"
       "Exit codes: 0 all passed, 1 a table or game failed, 2 bad option (--sample without --material, a bad\n"

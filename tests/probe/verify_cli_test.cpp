@@ -1,6 +1,7 @@
 // tbkit verify and stats on the fixture's one-side tables: the progress line on a terminal, and the
 // expanded copies of the tables they convert into, which go to a private directory under TMPDIR
-// that a signal removes with the rest (cli/interrupt.h).
+// that a signal removes with the rest (cli/interrupt.h). Syzygy files: their checksums, their
+// values against DTM tables beside them, and DTM results against them (--against).
 #include <catch2/catch.hpp>
 
 #include <signal.h>
@@ -16,6 +17,10 @@
 #include <thread>
 #include <vector>
 
+#include "formats/table_file.h"
+#include "model/board.h"
+#include "model/index_scheme.h"
+#include "model/material.h"
 #include "tests/cli/cli_runner.h"
 
 namespace {
@@ -207,5 +212,79 @@ TEST_CASE("verify checks Syzygy values against DTM tables beside them: the offic
   CHECK_THAT(r.out, Catch::Contains((dir / "").string() + "KPvK (Syzygy values): 165676 positions consistent with their "
                                     "successors and with DTM; the files agree on WDL50 for 165676, DTZ50 for 165676"));
   CHECK_THAT(r.out, Catch::Contains((dir / "").string() + "KQvK (Syzygy values): 46137 positions consistent"));
+  fs::remove_all(dir);
+}
+
+TEST_CASE("verify --against compares each DTM position's result with Syzygy's WDL50 and finds a changed one",
+          "[probe][cli][syzygy]") {
+  namespace fs = std::filesystem;
+  using tbkit::formats::DtmValue;
+  const fs::path dir = fresh_dir("tbkit-verify-against");
+  const std::string official = kOfficialSyzygy.string();
+  // A table of both sides (the fixture's store one), made here.
+  const auto made = tbkit::testing::run_tbkit("gen KQvKR -q -t 1 --compression fast -d " + dir.string());
+  REQUIRE(made.exit_code == 0);
+  const fs::path table = dir / "KQvKR.dtm";
+
+  const auto good = tbkit::testing::run_tbkit("verify -q -t 2 --against " + official + " " + table.string());
+  INFO(good.out << good.err);
+  CHECK(good.exit_code == 0);
+  // Every legal position both sides to move: the count `tbkit stats` gives as stored. KQvKR has no
+  // result the 50-move rule changes, so the classes are DTM's.
+  CHECK_THAT(good.out, Catch::Contains(table.string() + ": KQvKR, 2467122 positions agree with WDL50 (wins 1494424, "
+                                       "cursed wins 0, draws 87481, blessed losses 0, losses 885217)"));
+  CHECK_THAT(good.out, Catch::Contains("1 passed, 0 failed"));
+  const auto sampled = tbkit::testing::run_tbkit("verify -q -t 1 --every 7 --against " + official + " " + table.string());
+  CHECK(sampled.exit_code == 0);
+  CHECK_THAT(sampled.out, Catch::Contains("352557 positions (slots that are multiples of 7) agree"));
+
+  // The same table with one white-to-move win turned into a draw: that position, and only it, fails.
+  auto file = tbkit::formats::TableFile::open(table);
+  REQUIRE(file);
+  const std::uint64_t n = file->info().positions_per_side;
+  auto white = file->values(tbkit::chess::Color::kWhite, 0, n);
+  auto black = file->values(tbkit::chess::Color::kBlack, 0, n);
+  REQUIRE(white);
+  REQUIRE(black);
+  const tbkit::model::IndexScheme scheme(tbkit::model::Material::parse("KQvKR").value());
+  tbkit::model::SlotBoards boards(scheme, tbkit::chess::Color::kWhite);
+  std::uint64_t changed = n;
+  for (std::uint64_t i = 0; i < n && changed == n; ++i) {
+    const tbkit::model::Board* b = boards.at(i);
+    if (b && tbkit::model::is_legal(*b) && (*white)[i].is_win()) changed = i;
+  }
+  REQUIRE(changed < n);
+  (*white)[changed] = DtmValue::draw();
+  const std::string fen = tbkit::model::board_to_fen(*boards.at(changed));
+  tbkit::formats::TableWriteOptions options;
+  options.codec = tbkit::formats::BlockCodec::kZstd;
+  auto encoder = tbkit::formats::TableEncoder::create(file->info(), *white, *black, options);
+  REQUIRE(encoder);
+  std::vector<std::vector<std::byte>> blocks(encoder->block_count());
+  for (std::uint64_t k = 0; k < blocks.size(); ++k) blocks[k] = encoder->encode_block(k).value();
+  const auto bytes = encoder->assemble(blocks).value();
+  const fs::path bad_dir = dir / "changed";
+  fs::create_directories(bad_dir);
+  const fs::path bad = bad_dir / "KQvKR.dtm";
+  {
+    std::FILE* f = std::fopen(bad.c_str(), "wb");
+    REQUIRE(f);
+    REQUIRE(std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size());
+    std::fclose(f);
+  }
+  const auto r = tbkit::testing::run_tbkit("verify -q -t 2 --against " + official + " " + bad.string() + " " + table.string());
+  INFO(r.out << r.err);
+  CHECK(r.exit_code == 1);
+  CHECK_THAT(r.out, Catch::Contains("FAIL " + bad.string() + ": 1 of 2467122 positions disagree with WDL50, 0 probe "
+                                    "errors; first: " + fen + ": DTM draw, WDL50 win"));
+  CHECK_THAT(r.out, Catch::Contains("1 passed, 1 failed"));
+
+  // A one-side file, and a material without a WDL file: said, not compared.
+  const auto one = tbkit::testing::run_tbkit("verify -q --against " + official + " " + TBKIT_TEST_TABLES_DIR + "/KQvKR.dtm " +
+                                             TBKIT_TEST_TABLES_DIR + "/KRvKN.dtm");
+  CHECK(one.exit_code == 1);
+  CHECK_THAT(one.out, Catch::Contains("KQvKR.dtm: stores one side to move only (--sides one)"));
+  CHECK_THAT(one.out, Catch::Contains("KRvKN.dtm: no Syzygy WDL50 file KRvKN.rtbw in " + official));
+  CHECK_THAT(one.out, Catch::Contains("0 passed, 2 failed"));
   fs::remove_all(dir);
 }
