@@ -1,3 +1,6 @@
+// The retrograde solver (gen/solver.h). One class template over its state store (16-bit states, or
+// 12-bit ones five to a word for large tables), kept in one file past 800 lines on purpose: its
+// members split over files would each need explicit instantiations for both stores.
 #include "gen/solver.h"
 
 #include <algorithm>
