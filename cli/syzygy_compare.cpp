@@ -17,46 +17,86 @@ namespace tbkit::cli {
 
 using namespace chess;
 
+namespace {
+
+constexpr std::size_t kExamples = 5;
+
+// The first few disagreements of a comparison, by (side, index): each chunk keeps its first
+// kExamples, and the lowest kExamples of all are the result.
+class Examples {
+ public:
+  void merge(std::vector<std::pair<std::uint64_t, std::string>>& found) {
+    for (auto& [key, text] : found) by_slot_.emplace(key, std::move(text));
+  }
+  [[nodiscard]] std::vector<std::string> lowest() const {
+    std::vector<std::string> out;
+    for (const auto& [key, text] : by_slot_) {
+      if (out.size() == kExamples) break;
+      out.push_back(text);
+    }
+    return out;
+  }
+
+ private:
+  std::map<std::uint64_t, std::string> by_slot_;
+};
+
+// For each slot i of `side` in [first, last) that is a multiple of `every`, holds a legal position
+// a game can reach, and that `usable(i, board)` admits: probes its WDL50 and calls
+// compare(pos, wdl, i, note), or on a probe error counts it in `errors` and notes it. `positions`
+// counts the slots probed; note(what) keeps "FEN: what" in `found` (the chunk's first kExamples).
+template <class Usable, class Compare>
+void walk_positions(const model::IndexScheme& scheme, int side, std::uint64_t first, std::uint64_t last,
+                    std::uint64_t every, const probe::SyzygyTablebase& tb, std::uint64_t& positions,
+                    std::uint64_t& errors, std::vector<std::pair<std::uint64_t, std::string>>& found,
+                    Usable&& usable, Compare&& compare) {
+  model::SlotBoards boards(scheme, Color(side));
+  for (std::uint64_t i = (first + every - 1) / every * every; i < last; i += every) {
+    const model::Board* b = boards.at(i);
+    if (!b || !usable(i, *b)) continue;
+    auto pos = model::board_to_position(*b);
+    if (!pos) continue;  // not a position a game can reach (unused by any reader)
+    ++positions;
+    auto note = [&](const std::string& what) {
+      if (found.size() < kExamples) found.emplace_back(std::uint64_t(side) << 62 | i, to_fen(*pos) + ": " + what);
+    };
+    auto wdl = tb.probe_wdl(*pos);
+    if (!wdl) {
+      ++errors;
+      note(wdl.error().message);
+      continue;
+    }
+    compare(*pos, *wdl, i, note);
+  }
+}
+
+}  // namespace
+
 SyzygyComparison compare_with_syzygy(const gen::DtzTable& table, const probe::SyzygyTablebase& tb,
                                      tbb::task_arena& arena, bool rounding, std::uint64_t every,
                                      DtzScope scope) {
   assert(every >= 1);
   SyzygyComparison out;
   std::mutex mutex;
-  std::map<std::uint64_t, std::string> examples;  // by (side, index): the lowest kept
-  constexpr std::size_t kExamples = 5;
+  Examples examples;
   const std::uint64_t n = table.scheme.size();
   for (int side = 0; side < 2; ++side) {
     gen::parallel_chunks(arena, n, 1 << 14, [&](std::uint64_t first, std::uint64_t last) {
       SyzygyComparison local;
       std::vector<std::pair<std::uint64_t, std::string>> found;
-      model::SlotBoards boards(table.scheme, Color(side));
-      for (std::uint64_t i = (first + every - 1) / every * every; i < last; i += every) {
-        const model::Board* b = boards.at(i);
+      auto usable = [&](std::uint64_t i, const model::Board&) { return table.values[side][i] != gen::kDtzIllegal; };
+      auto compare = [&](const Position& pos, probe::Wdl50 wdl, std::uint64_t i, const auto& note) {
         const gen::Dtz ours = table.values[side][i];
-        if (!b || ours == gen::kDtzIllegal) continue;
-        auto pos = model::board_to_position(*b);
-        if (!pos) continue;  // not a position a game can reach (unused by any reader)
-        ++local.positions;
-        auto note = [&](const std::string& what) {
-          if (found.size() < kExamples) found.emplace_back(std::uint64_t(side) << 62 | i, to_fen(*pos) + ": " + what);
-        };
-        auto wdl = tb.probe_wdl(*pos);
-        if (!wdl) {
-          ++local.errors;
-          note(wdl.error().message);
-          continue;
-        }
-        if (int(*wdl) != gen::wdl50(ours)) {
+        if (int(wdl) != gen::wdl50(ours)) {
           ++local.wdl_mismatches;
-          note("WDL50 ours " + std::to_string(gen::wdl50(ours)) + ", file " + std::to_string(int(*wdl)));
-          continue;
+          note("WDL50 ours " + std::to_string(gen::wdl50(ours)) + ", file " + std::to_string(int(wdl)));
+          return;
         }
-        if (!tb.has_dtz(*pos)) continue;
+        if (!tb.has_dtz(pos)) return;
         Result<std::optional<probe::Dtz50>> dtz = std::optional<probe::Dtz50>{};
         if (scope == DtzScope::kStored) {
-          dtz = tb.probe_dtz_stored(*pos);
-        } else if (auto every_side = tb.probe_dtz(*pos)) {
+          dtz = tb.probe_dtz_stored(pos);
+        } else if (auto every_side = tb.probe_dtz(pos)) {
           dtz = std::optional(*every_side);
         } else {
           dtz = every_side.error();
@@ -64,11 +104,11 @@ SyzygyComparison compare_with_syzygy(const gen::DtzTable& table, const probe::Sy
         if (!dtz) {
           ++local.errors;
           note(dtz.error().message);
-          continue;
+          return;
         }
         if (!*dtz) {
           ++local.dtz_unstored;
-          continue;
+          return;
         }
         const probe::Dtz50 theirs = **dtz;
         ++local.dtz_compared;
@@ -80,7 +120,8 @@ SyzygyComparison compare_with_syzygy(const gen::DtzTable& table, const probe::Sy
           ++local.dtz_mismatches;
           note("DTZ50 ours " + std::to_string(ours) + ", file " + std::to_string(theirs.dtz));
         }
-      }
+      };
+      walk_positions(table.scheme, side, first, last, every, tb, local.positions, local.errors, found, usable, compare);
       std::lock_guard lock(mutex);
       out.positions += local.positions;
       out.wdl_mismatches += local.wdl_mismatches;
@@ -90,13 +131,10 @@ SyzygyComparison compare_with_syzygy(const gen::DtzTable& table, const probe::Sy
       out.dtz_rounded += local.dtz_rounded;
       out.dtz_mismatches += local.dtz_mismatches;
       out.errors += local.errors;
-      for (auto& [key, text] : found) examples.emplace(key, std::move(text));
+      examples.merge(found);
     });
   }
-  for (const auto& [key, text] : examples) {
-    if (out.examples.size() == kExamples) break;
-    out.examples.push_back(text);
-  }
+  out.examples = examples.lowest();
   return out;
 }
 
@@ -120,8 +158,7 @@ Result<DtmWdlComparison> compare_dtm_with_wdl(const formats::TableFile& file, co
   std::mutex mutex;
   std::optional<Error> failure;                   // the lowest block that could not be read
   std::uint64_t failure_key = ~std::uint64_t{0};  // its (side, first slot)
-  std::map<std::uint64_t, std::string> examples;  // by (side, index): the lowest kept
-  constexpr std::size_t kExamples = 5;
+  Examples examples;
   std::atomic<std::uint64_t> done{0};
   // Chunks of whole blocks, so each block is decoded once.
   const std::uint64_t chunk = std::max<std::uint64_t>(file.values_per_block(), 1);
@@ -138,32 +175,17 @@ Result<DtmWdlComparison> compare_dtm_with_wdl(const formats::TableFile& file, co
     }
     DtmWdlComparison local;
     std::vector<std::pair<std::uint64_t, std::string>> found;
-    model::SlotBoards boards(scheme, Color(side));
-    for (std::uint64_t i = (first + every - 1) / every * every; i < last; i += every) {
-      const model::Board* b = boards.at(i);
-      if (!b || !model::is_legal(*b)) continue;
-      auto pos = model::board_to_position(*b);
-      if (!pos) continue;  // not a position a game can reach
-      ++local.positions;
-      auto note = [&](const std::string& what) {
-        if (found.size() < kExamples) found.emplace_back(std::uint64_t(side) << 62 | i, to_fen(*pos) + ": " + what);
-      };
-      auto wdl = tb.probe_wdl(*pos);
-      if (!wdl) {
-        ++local.errors;
-        note(wdl.error().message);
-        continue;
-      }
-      ++local.by_wdl[std::size_t(int(*wdl) + 2)];
+    auto legal = [](std::uint64_t, const model::Board& b) { return model::is_legal(b); };
+    auto compare = [&](const Position&, probe::Wdl50 wdl, std::uint64_t i, const auto& note) {
+      ++local.by_wdl[std::size_t(int(wdl) + 2)];
       const formats::DtmValue dtm = (*values)[i - first];
-      const int w = int(*wdl);
-      const bool agree = dtm.is_win() ? w > 0 : dtm.is_loss() ? w < 0 : dtm.is_draw() && w == 0;
-      if (!agree) {
-        ++local.mismatches;
-        note(std::string("DTM ") + (dtm.is_win() ? "win" : dtm.is_loss() ? "loss" : dtm.is_draw() ? "draw" : "illegal") +
-             ", WDL50 " + probe::to_string(*wdl));
-      }
-    }
+      const int w = int(wdl);
+      if (dtm.is_win() ? w > 0 : dtm.is_loss() ? w < 0 : dtm.is_draw() && w == 0) return;
+      ++local.mismatches;
+      note(std::string("DTM ") + (dtm.is_win() ? "win" : dtm.is_loss() ? "loss" : dtm.is_draw() ? "draw" : "illegal") +
+           ", WDL50 " + probe::to_string(wdl));
+    };
+    walk_positions(scheme, side, first, last, every, tb, local.positions, local.errors, found, legal, compare);
     const std::uint64_t now = done.fetch_add(last - first, std::memory_order_relaxed) + (last - first);
     if (progress) progress(now, 2 * n);
     std::lock_guard lock(mutex);
@@ -171,13 +193,10 @@ Result<DtmWdlComparison> compare_dtm_with_wdl(const formats::TableFile& file, co
     out.mismatches += local.mismatches;
     out.errors += local.errors;
     for (std::size_t k = 0; k < out.by_wdl.size(); ++k) out.by_wdl[k] += local.by_wdl[k];
-    for (auto& [k, text] : found) examples.emplace(k, std::move(text));
+    examples.merge(found);
   });
   if (failure) return *failure;
-  for (const auto& [key, text] : examples) {
-    if (out.examples.size() == kExamples) break;
-    out.examples.push_back(text);
-  }
+  out.examples = examples.lowest();
   return out;
 }
 
