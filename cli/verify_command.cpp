@@ -504,6 +504,8 @@ int run_against(const VerifyOptions& o) {
     if (!d.empty()) dirs.emplace_back(d);
   auto tb = probe::SyzygyTablebase::open(dirs);
   if (!tb) return report(tb.error());
+  if (tb->max_men() == 0)
+    return report(make_error(ErrorCode::kUnavailable, "verify --against: no *.rtbw Syzygy files found in " + o.against));
   const std::vector<std::string> have = tb->materials();
   tbb::task_arena arena(o.threads > 0 ? o.threads : int(std::max(1U, std::thread::hardware_concurrency())));
   TablesProgress progress(files, !o.quiet && isatty(STDERR_FILENO));
@@ -537,6 +539,10 @@ int run_against(const VerifyOptions& o) {
     });
     if (!r) {
       fail(r.error().message);
+      continue;
+    }
+    if (r->positions == 0) {
+      fail("no position compared (--every " + std::to_string(o.every) + " passes every slot holding one)");
       continue;
     }
     if (!r->passed()) {
@@ -656,13 +662,14 @@ void add_verify_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--material", opts->material, "For --sample (required) and --play (default: every table)");
   cmd->add_option("-d,--dir", opts->dir, "Table directory for --play and --sample");
   cmd->add_option("--seed", opts->seed, "Random seed for --play and --sample (default 1)");
-  cmd->add_option("--against", opts->against,
+  auto* against = cmd->add_option("--against", opts->against,
                   "Instead: compare each DTM table's result with the Syzygy WDL50 files in these directories\n"
                   "(joined by ':'; the tables captures reach must be there too), position by position: a DTM\n"
                   "win must be a win or cursed win, a loss a loss or blessed loss, a draw a draw. Reads blocks\n"
                   "one at a time and solves nothing, so it serves 6-man tables; files of both sides only");
   cmd->add_option("--every", opts->every, "With --against: compare only the index slots that are a multiple of K (a sample)")
-      ->check(at_least(1));
+      ->check(at_least(1))
+      ->needs(against);
   cmd->add_flag("-q,--quiet", opts->quiet, "No progress line (drawn on stderr only when it is a terminal)");
   cmd->footer(
       "Each position's stored value must equal the best value over its moves, with captures and\n"
@@ -688,7 +695,8 @@ void add_verify_command(CLI::App& app, int& exit_code) {
       "DTM alone with the clock kept, and the games that play would have drawn are listed and counted.\n"
       "Exit codes: 0 all passed, 1 a table or game failed, 2 bad option (--sample without --material, a bad\n"
       "material), 3 a path cannot be read, 4 a table file is corrupt (--play, --sample), 5 no table\n"
-      "files found (for --sample: none for the material, or too few wanted positions).");
+      "files found (for --sample: none for the material, or too few wanted positions; for --against:\n"
+      "no *.dtm files, or no *.rtbw files in its directories).");
   cmd->callback([opts, &exit_code] { exit_code = run_verify(*opts); });
 }
 

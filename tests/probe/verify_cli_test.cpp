@@ -286,5 +286,10 @@ TEST_CASE("verify --against compares each DTM position's result with Syzygy's WD
   CHECK_THAT(one.out, Catch::Contains("KQvKR.dtm: stores one side to move only (--sides one)"));
   CHECK_THAT(one.out, Catch::Contains("KRvKN.dtm: no Syzygy WDL50 file KRvKN.rtbw in " + official));
   CHECK_THAT(one.out, Catch::Contains("0 passed, 2 failed"));
+  // Bad use: --every alone (exit 2); a directory with no WDL file (exit 5, naming it).
+  CHECK(tbkit::testing::run_tbkit("verify -q --every 7 " + table.string()).exit_code == 2);
+  const auto none = tbkit::testing::run_tbkit("verify -q --against " + bad_dir.string() + " " + table.string());
+  CHECK(none.exit_code == 5);
+  CHECK_THAT(none.err, Catch::Contains("verify --against: no *.rtbw Syzygy files found in " + bad_dir.string()));
   fs::remove_all(dir);
 }
