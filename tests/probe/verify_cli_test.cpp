@@ -221,7 +221,7 @@ TEST_CASE("verify --against compares each DTM position's result with Syzygy's WD
   using tbkit::formats::DtmValue;
   const fs::path dir = fresh_dir("tbkit-verify-against");
   const std::string official = kOfficialSyzygy.string();
-  // A table of both sides (the fixture's store one), made here.
+  // A table of both sides, made here (the fixture's tables store one side).
   const auto made = tbkit::testing::run_tbkit("gen KQvKR -q -t 1 --compression fast -d " + dir.string());
   REQUIRE(made.exit_code == 0);
   const fs::path table = dir / "KQvKR.dtm";
