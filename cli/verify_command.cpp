@@ -9,7 +9,6 @@
 #include <memory>
 #include <optional>
 #include <set>
-#include <sstream>
 #include <thread>
 
 #include "chess/fen.h"
@@ -498,11 +497,7 @@ int run_against(const VerifyOptions& o) {
   for (const auto& f : *all)
     if (f.extension() == gen::kTableExtension) files.push_back(f);
   if (files.empty()) return report(make_error(ErrorCode::kUnavailable, "verify --against: no *.dtm table files found"));
-  std::vector<std::filesystem::path> dirs;
-  std::stringstream ss(o.against);
-  for (std::string d; std::getline(ss, d, ':');)
-    if (!d.empty()) dirs.emplace_back(d);
-  auto tb = probe::SyzygyTablebase::open(dirs);
+  auto tb = probe::SyzygyTablebase::open(probe::split_dirs(o.against));
   if (!tb) return report(tb.error());
   if (tb->max_men() == 0)
     return report(make_error(ErrorCode::kUnavailable, "verify --against: no *.rtbw Syzygy files found in " + o.against));

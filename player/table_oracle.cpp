@@ -5,7 +5,6 @@
 #include <mutex>
 #include <optional>
 #include <set>
-#include <sstream>
 #include <unordered_set>
 #include <utility>
 
@@ -127,10 +126,7 @@ class TablebaseOracle final : public RootTableOracle {
 }  // namespace
 
 Result<std::shared_ptr<const RootTableOracle>> open_table_oracle(const std::string& dirs, TableKinds kinds) {
-  std::vector<std::filesystem::path> paths;
-  std::stringstream ss(dirs);
-  for (std::string dir; std::getline(ss, dir, ':');)
-    if (!dir.empty()) paths.emplace_back(dir);
+  const std::vector<std::filesystem::path> paths = probe::split_dirs(dirs);
   std::optional<probe::Tablebase> dtm;
   std::optional<probe::SyzygyTablebase> syzygy;
   if (kinds.dtm) {

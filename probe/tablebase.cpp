@@ -6,6 +6,7 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <sstream>
 
 #include <unistd.h>
 
@@ -424,6 +425,14 @@ CacheStats Tablebase::cache_stats() const {
   s.files_opened = impl_->files_opened.load(std::memory_order_relaxed);
   s.capacity_bytes = impl_->cache.capacity_bytes();
   return s;
+}
+
+std::vector<std::filesystem::path> split_dirs(const std::string& joined) {
+  std::vector<std::filesystem::path> out;
+  std::stringstream ss(joined);
+  for (std::string dir; std::getline(ss, dir, ':');)
+    if (!dir.empty()) out.emplace_back(dir);
+  return out;
 }
 
 }  // namespace tbkit::probe

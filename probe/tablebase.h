@@ -99,6 +99,10 @@ class Tablebase {
   std::unique_ptr<Impl> impl_;
 };
 
+// Directories joined by ':' ("tables:syzygy"), as the command line and UCI options give them; empty
+// parts are skipped.
+[[nodiscard]] std::vector<std::filesystem::path> split_dirs(const std::string& joined);
+
 // Ordering of values for the side to move: higher is better (fast wins, slow wins, draws, slow
 // losses, fast losses).
 [[nodiscard]] int preference(formats::DtmValue v);
