@@ -2,6 +2,7 @@
 #include "formats/pair_decoder.h"
 
 #include <algorithm>
+#include <atomic>
 
 #include "formats/byte_order.h"
 
@@ -113,6 +114,18 @@ Error pair_code_fault(const std::string& name, std::size_t offset, const std::st
   return make_error(ErrorCode::kCorrupt, name + ": byte " + std::to_string(offset) + ": " + what);
 }
 
+void BlockMarks::reset(std::uint32_t blocks, std::uint32_t block_size) {
+  data_.reset();
+  blocks_ = blocks;
+  block_size_ = block_size;
+  per_block_ = 0;
+  if (blocks == 0 || std::uint64_t{block_size} * 8 > 0xFFFF) return;
+  const std::uint32_t per_block = std::clamp<std::uint32_t>(block_size / kBytesPerMark, 1, kMaxMarks);
+  // calloc: zeroed pages the system maps on first touch, so only blocks probed take memory.
+  data_.reset(static_cast<std::uint32_t*>(std::calloc(std::size_t(blocks) * per_block, sizeof(std::uint32_t))));
+  if (data_) per_block_ = per_block;
+}
+
 Status read_pair_code(std::span<const std::byte> bytes, std::size_t& pos, std::size_t end, std::uint64_t size,
                       int max_leaf, const char* leaf_name, const std::string& name, const std::string& where,
                       SubtableLayout& s) {
@@ -167,6 +180,7 @@ Status read_pair_code(std::span<const std::byte> bytes, std::size_t& pos, std::s
   s.tree = in.pos;
   if (Status st = count_expansions(s, bytes, max_leaf, leaf_name, name, where); !st) return st.error();
   build_fast_codes(s);
+  s.marks.reset(s.block_count, s.block_size);
   in.pos += s.symbol_count * kTreeEntrySize;
   if (in.pos & 1) {
     if (!in.has(1)) return pair_code_fault(name, in.pos, "truncated at record padding" + where);
@@ -221,10 +235,23 @@ namespace {
 
 // A block's bits, most significant first, in a 64-bit window refilled 32 bits at a time. Refills
 // past the block's end (the last symbols need fewer bits than the window holds) read zeros; the
-// symbols themselves must lie inside the block.
+// symbols themselves must lie inside the block. Reading may start at any bit of the block.
 struct BlockBits {
-  BlockBits(const std::byte* block, std::size_t block_size)
-      : p(block), size(block_size), limit(std::uint64_t{8} * block_size), bits(load_be64(block)) {}
+  BlockBits(const std::byte* block, std::size_t block_size, std::uint32_t start = 0)
+      : p(block), size(block_size), limit(std::uint64_t{8} * block_size), consumed(start) {
+    // From the 4-byte word holding the start, so that refills stay on 4-byte steps.
+    const std::size_t first = std::size_t(start / 32) * 4;
+    const int skip = int(start % 32);
+    std::uint64_t v = 0;
+    if (first + 8 <= size) {
+      v = load_be64(p + first);
+    } else {
+      for (std::size_t i = 0; i < 8; ++i) v = (v << 8) | (first + i < size ? std::uint8_t(p[first + i]) : 0U);
+    }
+    bits = v << skip;
+    available = 64 - skip;
+    next = first + 8;
+  }
   // Drops `used` bits; false when the symbols would run past the block's end.
   bool advance(int used) {
     consumed += std::uint64_t(used);
@@ -242,7 +269,7 @@ struct BlockBits {
   const std::byte* p;
   std::size_t size;
   std::uint64_t limit;
-  std::uint64_t bits;
+  std::uint64_t bits = 0;
   std::uint64_t consumed = 0;
   std::size_t next = 8;
   int available = 64;
@@ -253,12 +280,29 @@ struct BlockBits {
 Result<int> decode_pair_in_block(const SubtableLayout& s, const std::byte* base, PairBlockPosition at,
                                  const std::string& name) {
   const std::uint32_t block = at.block;
-  std::int64_t offset = at.offset;
-  // Decode symbols from the block start until the one covering the offset.
   const std::size_t block_start = s.data + std::size_t(block) * s.block_size;
-  BlockBits in(base + block_start, s.block_size);
-  const std::uint64_t* code_base = s.base.data();
+  // Decode from the last mark before the offset (or the block's start) to the symbol covering it,
+  // noting the marks passed on the way.
+  std::uint32_t* marks = s.marks.of(block);
+  std::uint32_t start = 0, before = 0;
+  int next_mark = s.marks.per_block();
+  std::uint32_t next_target = std::uint32_t(-1);
+  if (marks) {
+    for (int j = 0; j < s.marks.per_block(); ++j) {
+      const std::uint32_t mark = std::atomic_ref(marks[j]).load(std::memory_order_relaxed);
+      if (mark != 0 && BlockMarks::values_before(mark) <= at.offset && BlockMarks::values_before(mark) >= before) {
+        start = BlockMarks::bit_of(mark);
+        before = BlockMarks::values_before(mark);
+      }
+    }
+    next_mark = 0;
+    while (next_mark < s.marks.per_block() && s.marks.target(next_mark) <= start) ++next_mark;
+    if (next_mark < s.marks.per_block()) next_target = s.marks.target(next_mark);
+  }
+  std::int64_t offset = std::int64_t(at.offset) - before;
+  BlockBits in(base + block_start, s.block_size, start);
   const std::uint16_t* lowest = s.lowest.data();
+  const std::uint64_t* code_base = s.base.data();
   const std::uint16_t* expands = s.expands.data();
   const SubtableLayout::FastCode* fast = s.fast.data();
   std::size_t sym = 0;
@@ -283,6 +327,15 @@ Result<int> decode_pair_in_block(const SubtableLayout& s, const std::byte* base,
       offset -= std::int64_t(expands[sym]) + 1;
     }
     if (!in.advance(used)) return pair_code_fault(name, block_start, "block's symbols run past its end");
+    if (in.consumed >= next_target) {
+      // A symbol boundary at or past the next mark's place: note it (the values before it are those
+      // skipped so far), then aim at the mark after the one this boundary reaches.
+      const std::uint32_t values = std::uint32_t(std::int64_t(at.offset) - offset);
+      const std::uint32_t mark = BlockMarks::make(std::uint32_t(in.consumed), values);
+      while (next_mark < s.marks.per_block() && in.consumed >= s.marks.target(next_mark)) ++next_mark;
+      std::atomic_ref(marks[next_mark - 1]).store(mark, std::memory_order_relaxed);
+      next_target = next_mark < s.marks.per_block() ? s.marks.target(next_mark) : std::uint32_t(-1);
+    }
   }
   // Descend the pair tree to the value at the offset.
   const std::byte* tree = base + s.tree;

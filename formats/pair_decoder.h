@@ -6,6 +6,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -18,6 +20,52 @@ namespace tbkit::formats::syzygy {
 
 inline constexpr std::size_t kSparseEntrySize = 6;  // u32 block, u16 offset
 inline constexpr std::size_t kTreeEntrySize = 3;    // two 12-bit children
+
+// Where decoding may resume inside each block: a few symbol boundaries per block, each its bit
+// position in the block and the number of the block's values before it, noted as decoding passes
+// them, so that later look-ups in the block decode a fraction of it. Each mark is one 32-bit word,
+// true of the file alone (whichever thread notes it, and wherever its decoding started), so marks are
+// written and read with relaxed atomics and no lock; 0 is a mark not yet seen. The memory is zeroed
+// pages from the system: blocks never probed cost nothing. Copying gives an empty set of the same shape.
+class BlockMarks {
+ public:
+  static constexpr int kMaxMarks = 8;
+  static constexpr int kBytesPerMark = 16;  // a mark per 16 bytes of block, at most kMaxMarks
+
+  BlockMarks() = default;
+  BlockMarks(const BlockMarks& other) { reset(other.blocks_, other.block_size_); }
+  BlockMarks& operator=(const BlockMarks& other) {
+    if (this != &other) reset(other.blocks_, other.block_size_);
+    return *this;
+  }
+  BlockMarks(BlockMarks&&) noexcept = default;
+  BlockMarks& operator=(BlockMarks&&) noexcept = default;
+
+  // Room for `blocks` blocks of `block_size` bytes. Blocks too large for 16-bit bit positions get no
+  // marks, nor does anything when the memory cannot be had: decoding then starts at each block's start.
+  void reset(std::uint32_t blocks, std::uint32_t block_size);
+  // The block's marks (per_block() of them, mark j placed at the first symbol boundary at or after
+  // bit target(j) that a decoding passed), or nullptr when there are none.
+  [[nodiscard]] std::uint32_t* of(std::uint32_t block) const {
+    return data_ ? data_.get() + std::size_t(block) * per_block_ : nullptr;
+  }
+  [[nodiscard]] int per_block() const { return int(per_block_); }
+  [[nodiscard]] std::uint32_t target(int j) const {
+    return std::uint32_t(std::uint64_t(j + 1) * 8 * block_size_ / (per_block_ + 1));
+  }
+  [[nodiscard]] static std::uint32_t make(std::uint32_t bit, std::uint32_t values_before) { return bit | (values_before << 16); }
+  [[nodiscard]] static std::uint32_t bit_of(std::uint32_t mark) { return mark & 0xFFFF; }
+  [[nodiscard]] static std::uint32_t values_before(std::uint32_t mark) { return mark >> 16; }
+
+ private:
+  struct Free {
+    void operator()(std::uint32_t* p) const { std::free(p); }
+  };
+  std::unique_ptr<std::uint32_t[], Free> data_;
+  std::uint32_t blocks_ = 0;
+  std::uint32_t block_size_ = 0;
+  std::uint32_t per_block_ = 0;
+};
 
 // Where the parts of one subtable live in the file, as validated (byte offsets into the file).
 struct SubtableLayout {
@@ -56,6 +104,7 @@ struct SubtableLayout {
   };
   static constexpr int kFastCodeBits = 8;
   std::vector<FastCode> fast;
+  BlockMarks marks;
 };
 
 // A read cursor over the file that reports where it fails.
