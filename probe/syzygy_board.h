@@ -24,13 +24,19 @@ using MaterialKey = std::uint64_t;
 // At most 4 moves per capture-promotion; no position has more than 128 captures and pawn moves.
 class ZeroingMoves {
  public:
-  void push(chess::Move m) { moves_[size_++] = m; }
+  ZeroingMoves() {}
+  void push(chess::Move m) { storage_.moves[size_++] = m; }
   [[nodiscard]] std::size_t size() const { return size_; }
-  [[nodiscard]] const chess::Move* begin() const { return moves_.data(); }
-  [[nodiscard]] const chess::Move* end() const { return moves_.data() + size_; }
+  [[nodiscard]] const chess::Move* begin() const { return storage_.moves.data(); }
+  [[nodiscard]] const chess::Move* end() const { return storage_.moves.data() + size_; }
 
  private:
-  std::array<chess::Move, 160> moves_;
+  // A union member is left uninitialised (only the first size_ entries are read): each search level
+  // would otherwise clear 320 bytes.
+  union Storage {
+    Storage() {}
+    std::array<chess::Move, 160> moves;
+  } storage_;
   std::size_t size_ = 0;
 };
 
