@@ -1,5 +1,5 @@
 // Probe speed, for scripts/bench/probe (not a ctest). Prints one JSON object.
-// Usage: tbkit_probe_bench [--syzygy DIR]... [--syzygy-five FILE.rtbw] [--syzygy-only]
+// Usage: tbkit_probe_bench [--syzygy DIR]... [--syzygy-five FILE.rtbw] [--syzygy-only] [--write-fens DIR]
 //                          TABLES_DIR GAVIOTA_DIR [FIVE_PIECE_TABLE.dtm] [POSITIONS] [RUNS]
 // Sets: "3-4" (random legal positions over all 3- and 4-piece tables), "3" (3-piece only) and,
 // when the 5-piece file is given and exists, "5" (that table only). For each set: tbkit warm with
@@ -20,7 +20,13 @@
 // the DTM cold-probe latency: nothing is cached, so this is what any probe costs), and the first-probe
 // latency: a new SyzygyTablebase per sample (open() not timed), the one probe_wdl timed, which maps and
 // validates the position's file and those its captures reach (the files are in the OS page cache).
-// "wdl_hash"/"dtz_hash" fold every answer, to compare builds. --syzygy-only skips DTM and Gaviota.
+// "wdl_hash"/"dtz_hash" fold every answer, to compare builds; "wdl_wins", "wdl_cursed_wins",
+// "wdl_draws", "wdl_blessed_losses" and "wdl_losses" count probe_wdl's answers by class, to compare
+// with another library (scripts/bench/fathom_probe.c). --syzygy-only skips DTM and Gaviota.
+// --write-fens DIR writes the positions of the sets 3-4 and 3 to DIR/3-4.fen and DIR/3.fen, one FEN a
+// line in probe order (for a peer probing the same positions), before measuring anything.
+// Exit status: 1 a tbkit probe failed, 2 usage, 3 tables that cannot be opened, 4 a FEN file that
+// cannot be written.
 #include <fcntl.h>
 #include <time.h>
 #include <unistd.h>
@@ -30,6 +36,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <functional>
 #include <map>
 #include <optional>
@@ -355,19 +362,23 @@ std::string json_syzygy_set(const std::string& name, const std::vector<std::file
     if (auto r = tb.probe_dtz(pos[i]); !r) return Miss{r.error().message};
     return std::nullopt;
   };
-  // The first pass opens every file and folds the answers.
+  // The first pass opens every file, folds the answers and counts probe_wdl's by class.
   std::uint64_t wdl_hash = 0xcbf29ce484222325ULL, dtz_hash = wdl_hash;
+  std::uint64_t classes[5] = {};  // indexed by Wdl50 + 2
   for (std::size_t i = 0; i < n; ++i) {
     auto w = tb.probe_wdl(pos[i]);
     auto d = tb.probe_dtz(pos[i]);
     if (!w || !d) fail_tbkit(log, pos, {{i, 1, {(!w ? w.error() : d.error()).message}}});
     wdl_hash = fold(wdl_hash, int(*w));
     dtz_hash = fold(fold(dtz_hash, int(d->wdl)), d->dtz);
+    ++classes[int(*w) + 2];
   }
   char buf[96];
   std::snprintf(buf, sizeof buf, ", \"wdl_hash\": \"%016llx\", \"dtz_hash\": \"%016llx\"",
                 static_cast<unsigned long long>(wdl_hash), static_cast<unsigned long long>(dtz_hash));
   out += buf;
+  const char* class_keys[5] = {"wdl_losses", "wdl_blessed_losses", "wdl_draws", "wdl_cursed_wins", "wdl_wins"};
+  for (int c = 4; c >= 0; --c) add(class_keys[c], double(classes[c]), ", \"%s\": %.0f");
   std::vector<Rate> w1, w2, d1, d2;
   for (int r = 0; r < runs; ++r) {
     w1.push_back(rate_tbkit(n, 1, wdl, log, pos));
@@ -401,18 +412,41 @@ std::string json_syzygy_set(const std::string& name, const std::vector<std::file
   return out + "}";
 }
 
+// Writes one FEN a line to `path` (through path.tmp, renamed into place); exits 4 on failure.
+void write_fens(const std::filesystem::path& path, const std::vector<chess::Position>& pos) {
+  std::filesystem::path tmp = path;
+  tmp += ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary);
+    for (const chess::Position& p : pos) out << chess::to_fen(p) << '\n';
+    out.flush();
+    if (out) {
+      std::error_code ec;
+      out.close();
+      std::filesystem::rename(tmp, path, ec);
+      if (!ec) return;
+    }
+  }
+  std::error_code ignored;
+  std::filesystem::remove(tmp, ignored);
+  std::fprintf(stderr, "probe_bench: cannot write %s\n", path.c_str());
+  std::exit(4);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   std::vector<std::string> args;
   std::vector<std::filesystem::path> syzygy_dirs;
   std::string syzygy_five;
+  std::filesystem::path fens_dir;
   bool syzygy_only = false;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    if ((a == "--syzygy" || a == "--syzygy-five") && i + 1 < argc) {
+    if ((a == "--syzygy" || a == "--syzygy-five" || a == "--write-fens") && i + 1 < argc) {
       if (a == "--syzygy") syzygy_dirs.emplace_back(argv[++i]);
-      else syzygy_five = argv[++i];
+      else if (a == "--syzygy-five") syzygy_five = argv[++i];
+      else fens_dir = argv[++i];
     } else if (a == "--syzygy-only") {
       syzygy_only = true;
     } else {
@@ -421,8 +455,8 @@ int main(int argc, char** argv) {
   }
   if (args.size() < 2 || args.size() > 5 || (syzygy_only && syzygy_dirs.empty())) {
     std::fprintf(stderr,
-                 "usage: %s [--syzygy DIR]... [--syzygy-five FILE.rtbw] [--syzygy-only] TABLES_DIR GAVIOTA_DIR "
-                 "[FIVE_PIECE_TABLE.dtm] [POSITIONS] [RUNS]\n",
+                 "usage: %s [--syzygy DIR]... [--syzygy-five FILE.rtbw] [--syzygy-only] [--write-fens DIR] TABLES_DIR "
+                 "GAVIOTA_DIR [FIVE_PIECE_TABLE.dtm] [POSITIONS] [RUNS]\n",
                  argv[0]);
     return 2;
   }
@@ -434,6 +468,10 @@ int main(int argc, char** argv) {
   std::string out = "{\"runs\": " + std::to_string(runs);
   const auto positions34 = positions_of(model::all_materials(4), n, 1);
   const auto positions3 = positions_of(model::all_materials(3), n, 2);
+  if (!fens_dir.empty()) {
+    write_fens(fens_dir / "3-4.fen", positions34);
+    write_fens(fens_dir / "3.fen", positions3);
+  }
   if (!syzygy_only) {
     auto oracle = testing::GaviotaOracle::open({args[1]}, std::size_t{256} << 20);
     if (!oracle) {
