@@ -6,6 +6,9 @@
 // 1 and 2 threads (cache large enough, filled by a first pass), cold (fresh Tablebase: files
 // reopened, OS page cache for the files dropped with posix_fadvise, cache empty) with 1 and 2
 // threads, and for 3-4 and 3 libgaviotatb warm with 1 and 2 threads on the same positions.
+// Warm with 1 thread also split by side ("tbkit_warm_1t_stored_...", "tbkit_warm_1t_rebuilt_...", and
+// "tbkit_warm_stored_positions"/"..._rebuilt_positions"): positions of the side the file stores (or of a
+// symmetric table), and of the side a one-side file leaves out, which a probe rebuilds by a one-ply search.
 // Cold-probe latency: with files open, cache emptied before each probe (one block decoded each).
 // Failures: each is printed to stderr as "probe_bench: LIBRARY: FEN: error" (the first 10 per
 // library, then a count). A tbkit failure ends the run (exit 1). libgaviotatb is measured as a
@@ -44,6 +47,8 @@
 #include <thread>
 
 #include "chess/fen.h"
+#include "formats/table_file.h"
+#include "model/board.h"
 #include "model/material.h"
 #include "probe/syzygy_tablebase.h"
 #include "probe/tablebase.h"
@@ -217,6 +222,31 @@ probe::Tablebase open_tables(const std::filesystem::path& dir, std::size_t cache
   return std::move(*tb);
 }
 
+// The positions whose side to move the table file stores (or whose table is symmetric: the stored side
+// colour-flipped), and those of the side a one-side file leaves out, which a probe rebuilds by a
+// one-ply search. Exits 3 when a table cannot be opened.
+std::pair<std::vector<chess::Position>, std::vector<chess::Position>> split_by_stored_side(
+    const std::filesystem::path& dir, const std::vector<chess::Position>& pos) {
+  std::map<std::string, formats::TableFile> files;
+  std::pair<std::vector<chess::Position>, std::vector<chess::Position>> out;
+  for (const chess::Position& p : pos) {
+    const model::Material m = model::board_from_position(p).material();
+    const model::Material table = m.normalized();
+    auto it = files.find(table.name());
+    if (it == files.end()) {
+      auto file = formats::TableFile::open(dir / (table.name() + ".dtm"));
+      if (!file) {
+        std::fprintf(stderr, "probe_bench: %s\n", file.error().message.c_str());
+        std::exit(3);
+      }
+      it = files.emplace(table.name(), std::move(*file)).first;
+    }
+    const chess::Color side = m.needs_flip() ? ~p.side_to_move() : p.side_to_move();
+    (table.is_symmetric() || it->second.stores(side) ? out.first : out.second).push_back(p);
+  }
+  return out;
+}
+
 std::string json_set(const std::string& name, const std::filesystem::path& dir, const std::vector<chess::Position>& pos,
                      int runs, const testing::GaviotaOracle* oracle, FailureLog& log) {
   const std::size_t n = pos.size();
@@ -242,6 +272,19 @@ std::string json_set(const std::string& name, const std::filesystem::path& dir, 
     }
     rates("tbkit_warm_1t", one);
     rates("tbkit_warm_2t", two);
+    // The warm probes again, split by side: stored, and rebuilt by the one-ply search.
+    const auto [stored, rebuilt] = split_by_stored_side(dir, pos);
+    for (const auto& [part, part_pos] : {std::pair{"stored", &stored}, std::pair{"rebuilt", &rebuilt}}) {
+      add_field(out, std::string("tbkit_warm_") + part + "_positions", double(part_pos->size()));
+      if (part_pos->empty()) continue;
+      const ProbeFn probe_part = [&, v = part_pos](std::size_t i) -> std::optional<Miss> {
+        if (auto r = tb.probe((*v)[i]); !r) return Miss{r.error().message};
+        return std::nullopt;
+      };
+      std::vector<Rate> part_rates;
+      for (int r = 0; r < runs; ++r) part_rates.push_back(rate_tbkit(part_pos->size(), 1, probe_part, log, *part_pos));
+      rates(std::string("tbkit_warm_1t_") + part, part_rates);
+    }
     // Cold-probe latency: files open, cache emptied before each probe.
     std::vector<double> lat;
     std::uint64_t max_blocks = 0;
