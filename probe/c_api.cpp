@@ -3,6 +3,7 @@
 #include <new>
 #include <string>
 
+#include "probe/syzygy_board.h"
 #include "probe/syzygy_tablebase.h"
 #include "probe/tablebase.h"
 #include "probe/tbkit_probe.h"
@@ -126,10 +127,15 @@ int tbkit_probe_wdl(const tbkit_tablebase* tb, const tbkit_board* board, int* wd
 
 int tbkit_probe_wdl50(const tbkit_tablebase* tb, const tbkit_board* board, int* wdl50) {
   if (tb == nullptr || board == nullptr || wdl50 == nullptr) return TBKIT_ERR_INVALID;
+  // Straight to the probe's own board: a Position costs more to build than the probe itself.
+  const tbkit_board& b = *board;
+  if ((b.side_to_move != 0 && b.side_to_move != 1) || b.ep_square < -1 || b.ep_square > 63) return TBKIT_ERR_INVALID;
+  const auto probe_board = tbkit::probe::detail::ProbeBoard::from_bitboards(
+      b.white, b.black, {b.pawns, b.knights, b.bishops, b.rooks, b.queens, b.kings}, Color(b.side_to_move),
+      b.ep_square < 0 ? Square::none() : Square(b.ep_square));
+  if (!probe_board) return TBKIT_ERR_INVALID;
   try {
-    Position pos;
-    if (int rc = to_position(*board, pos); rc != TBKIT_OK) return rc;
-    auto v = tb->syzygy.probe_wdl(pos);
+    auto v = tb->syzygy.probe_wdl(*probe_board);  // only an error's message allocates
     if (!v) return code_of(v.error());
     *wdl50 = int(*v);
     return TBKIT_OK;

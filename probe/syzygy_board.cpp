@@ -83,6 +83,42 @@ ProbeBoard ProbeBoard::of(const Position& pos) {
   return b;
 }
 
+std::optional<ProbeBoard> ProbeBoard::from_bitboards(Bitboard white, Bitboard black,
+                                                     const std::array<Bitboard, kPieceTypeCount>& types, Color side,
+                                                     Square en_passant) {
+  if (white & black) return std::nullopt;
+  Bitboard seen = 0;
+  for (const Bitboard t : types) {
+    if (seen & t) return std::nullopt;
+    seen |= t;
+  }
+  if (seen != (white | black)) return std::nullopt;
+  ProbeBoard b;
+  b.colour = {white, black};
+  for (int t = 0; t < kPieceTypeCount; ++t) b.type[std::size_t(t)] = types[std::size_t(t)];
+  b.side = side;
+  constexpr Bitboard kBackRanks = 0xFF000000000000FFULL;
+  if (b.type[index_of(PieceType::kPawn)] & kBackRanks) return std::nullopt;
+  for (Color c : {Color::kWhite, Color::kBlack}) {
+    if (popcount(b.pieces(c, PieceType::kKing)) != 1 || popcount(b.pieces(c, PieceType::kPawn)) > 8 ||
+        popcount(b.colour[index_of(c)]) > 16)
+      return std::nullopt;
+    for (int t = 0; t < kPieceTypeCount; ++t) b.key += MaterialKey(popcount(b.pieces(c, PieceType(t)))) * material_unit(c, PieceType(t));
+  }
+  const Color them = ~side;
+  const Square their_king = lsb(b.pieces(them, PieceType::kKing));
+  if (attackers_of(b, their_king, b.occupied()) & b.colour[index_of(side)]) return std::nullopt;
+  if (!en_passant.is_none()) {
+    if (en_passant.relative_rank(side) != 5) return std::nullopt;
+    const Square pushed = behind(side, en_passant);
+    const Square origin = Square(side == Color::kWhite ? en_passant.index() + 8 : en_passant.index() - 8);
+    if (!(b.pieces(them, PieceType::kPawn) & pushed.bb()) || (b.occupied() & (en_passant.bb() | origin.bb())))
+      return std::nullopt;
+    if (pawn_attacks(them, en_passant) & b.pieces(side, PieceType::kPawn)) b.en_passant = en_passant;
+  }
+  return b;
+}
+
 PieceType ProbeBoard::type_on(Square s) const {
   for (int t = 0; t < kPieceTypeCount; ++t)
     if (type[std::size_t(t)] & s.bb()) return PieceType(t);

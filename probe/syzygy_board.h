@@ -8,6 +8,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 
 #include "chess/position.h"
 #include "chess/types.h"
@@ -49,6 +50,15 @@ struct ProbeBoard {
 
   // The board, side to move and en-passant right of a position (castling rights are not kept).
   [[nodiscard]] static ProbeBoard of(const chess::Position& pos);
+  // The same from bitboards (colours, and types pawn..king), accepting exactly the boards
+  // chess::Position::from_setup accepts without castling rights (disjoint and covering bitboards,
+  // one king a side, no pawn on rank 1 or 8, at most 8 pawns and 16 men a side, the side not to move
+  // not in check, an en-passant square behind a pushed pawn with both squares it passed empty) and
+  // keeping the en-passant square, as it does, only when a pawn could take: nullopt otherwise. For
+  // the C API, which so probes without building a Position.
+  [[nodiscard]] static std::optional<ProbeBoard> from_bitboards(chess::Bitboard white, chess::Bitboard black,
+                                                               const std::array<chess::Bitboard, chess::kPieceTypeCount>& types,
+                                                               chess::Color side, chess::Square en_passant);
 
   [[nodiscard]] chess::Bitboard occupied() const { return colour[0] | colour[1]; }
   [[nodiscard]] chess::Bitboard pieces(chess::Color c, chess::PieceType t) const {

@@ -335,6 +335,8 @@ Result<Wdl50> SyzygyTablebase::probe_wdl(const Position& pos) const {
   return impl_->wdl_of(ProbeBoard::of(pos));
 }
 
+Result<Wdl50> SyzygyTablebase::probe_wdl(const detail::ProbeBoard& board) const { return impl_->wdl_of(board); }
+
 Result<Dtz50> SyzygyTablebase::probe_dtz(const Position& pos) const {
   if (auto st = check_probeable(pos); !st) return st.error();
   auto d = impl_->dtz_of(pos, true);

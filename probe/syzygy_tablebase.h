@@ -16,6 +16,10 @@
 
 namespace tbkit::probe {
 
+namespace detail {
+struct ProbeBoard;
+}  // namespace detail
+
 // WDL50 for the side to move: a win, a win that the 50-move rule turns into a draw (cursed), a
 // draw, a loss the rule saves (blessed), a loss.
 enum class Wdl50 : int { kLoss = -2, kBlessedLoss = -1, kDraw = 0, kCursedWin = 1, kWin = 2 };
@@ -69,6 +73,9 @@ class SyzygyTablebase {
   // a capture reaches, naming it), kCorrupt / kIo (a damaged or unreadable file, named; the same
   // error on every later probe of it).
   [[nodiscard]] Result<Wdl50> probe_wdl(const chess::Position& pos) const;
+  // The same for a board already checked by detail::ProbeBoard::from_bitboards (the C API's path:
+  // no Position is built, and no castling rights exist).
+  [[nodiscard]] Result<Wdl50> probe_wdl(const detail::ProbeBoard& board) const;
 
   // WDL50 and DTZ50 for the side to move. Needs the DTZ file of this material (not of the tables
   // captures reach: their WDL suffices). When the file stores the other side to move, one ply is

@@ -88,8 +88,13 @@ int main(int argc, char** argv) {
   EXPECT(tbkit_probe_dtm(tb, &ep, &wdl, &plies) == TBKIT_OK && wdl == TBKIT_DRAW && plies == 0);
   EXPECT(tbkit_rank_moves(tb, &ep, moves, 256, &count) == TBKIT_OK && count == 5);
   EXPECT(moves[0].from == SQ(0, 3) && moves[0].to == SQ(1, 2) && moves[0].wdl == TBKIT_DRAW);
+  EXPECT(tbkit_probe_wdl50(tb, &ep, &wdl) == TBKIT_OK && wdl == TBKIT_DRAW50);
   ep.ep_square = -1;
   EXPECT(tbkit_probe_dtm(tb, &ep, &wdl, &plies) == TBKIT_OK && wdl == TBKIT_LOSS && plies == 30);
+  EXPECT(tbkit_probe_wdl50(tb, &ep, &wdl) == TBKIT_OK && wdl == TBKIT_LOSS50);
+  ep.ep_square = SQ(1, 5); /* on the wrong rank for Black to move */
+  EXPECT(tbkit_probe_wdl50(tb, &ep, &wdl) == TBKIT_ERR_INVALID);
+  ep.ep_square = -1;
 
   /* Five men: no table. */
   big = kqk;
@@ -109,6 +114,32 @@ int main(int argc, char** argv) {
   bad = kqk;
   bad.ep_square = 64;
   EXPECT(tbkit_probe_wdl(tb, &bad, &wdl) == TBKIT_ERR_INVALID);
+  /* tbkit_probe_wdl50 checks boards itself (it builds no position): the same refusals. */
+  bad = kqk;
+  bad.black |= BB(SQ(1, 1));
+  EXPECT(tbkit_probe_wdl50(tb, &bad, &wdl) == TBKIT_ERR_INVALID);
+  bad = kqk;
+  bad.kings = BB(SQ(0, 0));
+  EXPECT(tbkit_probe_wdl50(tb, &bad, &wdl) == TBKIT_ERR_INVALID);
+  bad = kqk;
+  bad.ep_square = 64;
+  EXPECT(tbkit_probe_wdl50(tb, &bad, &wdl) == TBKIT_ERR_INVALID);
+  bad = kqk;
+  bad.side_to_move = 2;
+  EXPECT(tbkit_probe_wdl50(tb, &bad, &wdl) == TBKIT_ERR_INVALID);
+  bad = kqk;
+  bad.queens = 0; /* the queen becomes a pawn on b2, which is fine, then a pawn on b1, which is not */
+  bad.pawns = BB(SQ(1, 1));
+  EXPECT(tbkit_probe_wdl50(tb, &bad, &wdl) == TBKIT_OK);
+  bad.white = BB(SQ(0, 0)) | BB(SQ(1, 0));
+  bad.pawns = BB(SQ(1, 0));
+  EXPECT(tbkit_probe_wdl50(tb, &bad, &wdl) == TBKIT_ERR_INVALID);
+  bad = kqk; /* the queen gives check with White to move: Black, not to move, is in check */
+  bad.white = BB(SQ(0, 0)) | BB(SQ(5, 1));
+  bad.queens = BB(SQ(5, 1));
+  EXPECT(tbkit_probe_wdl50(tb, &bad, &wdl) == TBKIT_ERR_INVALID);
+  bad.side_to_move = 1;
+  EXPECT(tbkit_probe_wdl50(tb, &bad, &wdl) == TBKIT_OK);
   EXPECT(tbkit_probe_wdl(tb, NULL, &wdl) == TBKIT_ERR_INVALID);
   EXPECT(tbkit_rank_moves(tb, &kqk, NULL, 5, &count) == TBKIT_ERR_INVALID);
   EXPECT(strcmp(tbkit_strerror(TBKIT_ERR_UNAVAILABLE), "no table for this material") == 0);

@@ -276,3 +276,57 @@ TEST_CASE("probe_dtz_stored answers where the file stores the side to move, as p
   REQUIRE(*kept);
   CHECK((*kept)->wdl == probe::Wdl50::kWin);
 }
+
+TEST_CASE("ProbeBoard::from_bitboards accepts the boards Position::from_setup accepts, as the same board", "[probe][syzygy]") {
+  // Random placements, legal or not: no king, two kings, pawns on the back ranks, too many men, the
+  // side not to move in check, en-passant squares right, wrong and possible without a taker.
+  std::mt19937_64 rng(2026);
+  int accepted = 0, rejected = 0, ep_kept = 0, ep_dropped = 0, ep_rejected = 0;
+  for (int round = 0; round < 200000; ++round) {
+    chess::PositionSetup s;
+    s.board.fill(chess::Piece::none());
+    const int men = 2 + int(rng() % (round % 50 == 0 ? 32 : 6));
+    for (int k = 0; k < men; ++k) {
+      const auto c = chess::Color(rng() & 1);
+      const auto t = k < 2 && rng() % 20 != 0 ? PieceType::kKing : PieceType(rng() % 6);
+      s.board[std::size_t(rng() % 64)] = chess::Piece(k < 2 ? chess::Color(k) : c, t);
+    }
+    s.side = chess::Color(rng() & 1);
+    if (rng() % 3 == 0) {
+      // An en-passant square on the right rank, most often behind a pawn of the side not to move.
+      const int file = int(rng() % 8);
+      const bool white = s.side == chess::Color::kWhite;
+      s.en_passant = chess::Square(file, rng() % 8 == 0 ? int(rng() % 8) : white ? 5 : 2);
+      if (rng() % 4 != 0) {
+        const auto at = [&](int delta) { return std::size_t(((s.en_passant.index() + delta) % 64 + 64) % 64); };
+        s.board[at(white ? -8 : 8)] = chess::Piece(~s.side, PieceType::kPawn);
+        if (rng() & 1 && file > 0) s.board[at(white ? -9 : 7)] = chess::Piece(s.side, PieceType::kPawn);
+      }
+    }
+    std::array<chess::Bitboard, chess::kPieceTypeCount> types{};
+    chess::Bitboard white = 0, black = 0;
+    for (int sq = 0; sq < 64; ++sq) {
+      const chess::Piece p = s.board[std::size_t(sq)];
+      if (p.is_none()) continue;
+      types[std::size_t(chess::index_of(p.type()))] |= chess::Square(sq).bb();
+      (p.color() == chess::Color::kWhite ? white : black) |= chess::Square(sq).bb();
+    }
+    const auto pos = Position::from_setup(s);
+    const auto board = ProbeBoard::from_bitboards(white, black, types, s.side, s.en_passant);
+    INFO("round " << round << (pos ? ": " + chess::to_fen(*pos) : std::string(": rejected by from_setup")));
+    REQUIRE(pos.ok() == board.has_value());
+    if (!pos) {
+      ++rejected;
+      ep_rejected += !s.en_passant.is_none();
+      continue;
+    }
+    ++accepted;
+    REQUIRE(same_board(*board, ProbeBoard::of(*pos)));
+    if (!s.en_passant.is_none()) ++(board->en_passant.is_none() ? ep_dropped : ep_kept);
+  }
+  CHECK(accepted > 20000);
+  CHECK(rejected > 20000);
+  CHECK(ep_kept > 100);
+  CHECK(ep_dropped > 100);
+  CHECK(ep_rejected > 1000);
+}
