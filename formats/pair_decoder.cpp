@@ -180,7 +180,6 @@ Status read_pair_code(std::span<const std::byte> bytes, std::size_t& pos, std::s
   s.tree = in.pos;
   if (Status st = count_expansions(s, bytes, max_leaf, leaf_name, name, where); !st) return st.error();
   build_fast_codes(s);
-  s.marks.reset(s.block_count, s.block_size);
   in.pos += s.symbol_count * kTreeEntrySize;
   if (in.pos & 1) {
     if (!in.has(1)) return pair_code_fault(name, in.pos, "truncated at record padding" + where);

@@ -41,8 +41,10 @@ class BlockMarks {
   BlockMarks(BlockMarks&&) noexcept = default;
   BlockMarks& operator=(BlockMarks&&) noexcept = default;
 
-  // Room for `blocks` blocks of `block_size` bytes. Blocks too large for 16-bit bit positions get no
-  // marks, nor does anything when the memory cannot be had: decoding then starts at each block's start.
+  // Room for `blocks` blocks of `block_size` bytes, called once the blocks are known to lie in the
+  // file (so the memory is at most a quarter of the blocks'). Blocks too large for 16-bit bit
+  // positions get no marks, nor does anything when the memory cannot be had: decoding then starts
+  // at each block's start.
   void reset(std::uint32_t blocks, std::uint32_t block_size);
   // The block's marks (per_block() of them, mark j placed at the first symbol boundary at or after
   // bit target(j) that a decoding passed), or nullptr when there are none.

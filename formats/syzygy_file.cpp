@@ -346,6 +346,7 @@ Status SyzygyFile::validate(const TableMaterial& material) {
       return corrupt(s.data, "compressed data (" + std::to_string(s.block_count) + " blocks of " + std::to_string(s.block_size) +
                                  " bytes) passes the end of the file");
     if (Status st = check_block_tables(bytes, s, index_.subtables[k].size(), name_); !st) return st.error();
+    s.marks.reset(s.block_count, s.block_size);  // only now: the blocks are known to lie in the file
   }
   const std::size_t data_end = (in.pos + 63) & ~std::size_t{63};
   if (data_end != in.end)

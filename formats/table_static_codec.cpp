@@ -152,6 +152,7 @@ Result<StaticTable> StaticTable::parse(std::span<const std::byte> file, const la
                                                       std::to_string(s.block_count) + " blocks of " + std::to_string(s.block_size) +
                                                       " expected");
   if (Status st = syzygy::check_block_tables(file, s, n, name); !st) return st.error();
+  s.marks.reset(s.block_count, s.block_size);  // only now: the blocks are known to lie in the file
   t.checked_ = std::make_unique<std::atomic<std::uint64_t>[]>(std::size_t((t.chunk_count_ + 63) / 64));
   return t;
 }
