@@ -48,7 +48,7 @@ std::size_t marks_noted(const sz::SubtableLayout& s) {
 
 }  // namespace
 
-TEST_CASE("Look-ups resuming at block marks read what whole blocks decode to", "[formats][syzygy]") {
+TEST_CASE("Look-ups resuming at block marks read what whole blocks decode to", "[formats][syzygy][threads]") {
   for (const char* name : {"KRvKP.rtbw", "KQvKR.rtbw", "KPvKP.rtbz", "KPPvK.rtbz"}) {
     INFO(name);
     auto opened = sz::SyzygyFile::open(marks_fixture(name));
