@@ -123,7 +123,10 @@ void BlockMarks::reset(std::uint32_t blocks, std::uint32_t block_size) {
   const std::uint32_t per_block = std::clamp<std::uint32_t>(block_size / kBytesPerMark, 1, kMaxMarks);
   // calloc: zeroed pages the system maps on first touch, so only blocks probed take memory.
   data_.reset(static_cast<std::uint32_t*>(std::calloc(std::size_t(blocks) * per_block, sizeof(std::uint32_t))));
-  if (data_) per_block_ = per_block;
+  if (!data_) return;
+  per_block_ = per_block;
+  for (std::uint32_t j = 0; j < per_block; ++j)
+    targets_[j] = std::uint16_t(std::uint64_t(j + 1) * 8 * block_size / (per_block + 1));
 }
 
 Status read_pair_code(std::span<const std::byte> bytes, std::size_t& pos, std::size_t end, std::uint64_t size,

@@ -52,9 +52,7 @@ class BlockMarks {
     return data_ ? data_.get() + std::size_t(block) * per_block_ : nullptr;
   }
   [[nodiscard]] int per_block() const { return int(per_block_); }
-  [[nodiscard]] std::uint32_t target(int j) const {
-    return std::uint32_t(std::uint64_t(j + 1) * 8 * block_size_ / (per_block_ + 1));
-  }
+  [[nodiscard]] std::uint32_t target(int j) const { return targets_[std::size_t(j)]; }
   [[nodiscard]] static std::uint32_t make(std::uint32_t bit, std::uint32_t values_before) { return bit | (values_before << 16); }
   [[nodiscard]] static std::uint32_t bit_of(std::uint32_t mark) { return mark & 0xFFFF; }
   [[nodiscard]] static std::uint32_t values_before(std::uint32_t mark) { return mark >> 16; }
@@ -67,6 +65,7 @@ class BlockMarks {
   std::uint32_t blocks_ = 0;
   std::uint32_t block_size_ = 0;
   std::uint32_t per_block_ = 0;
+  std::array<std::uint16_t, kMaxMarks> targets_{};  // target(j), computed once: look-ups read them
 };
 
 // Where the parts of one subtable live in the file, as validated (byte offsets into the file).

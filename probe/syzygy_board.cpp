@@ -68,16 +68,21 @@ bool visit_en_passant(const ProbeBoard& b, const Safety& s, Visit&& visit) {
   return false;
 }
 
+// The material key of a board whose colours and types are set.
+MaterialKey key_of(const ProbeBoard& b) {
+  MaterialKey key = 0;
+  for (Color c : {Color::kWhite, Color::kBlack})
+    for (int t = 0; t < kPieceTypeCount; ++t) key += MaterialKey(popcount(b.pieces(c, PieceType(t)))) * material_unit(c, PieceType(t));
+  return key;
+}
+
 }  // namespace
 
 ProbeBoard ProbeBoard::of(const Position& pos) {
   ProbeBoard b;
-  for (Color c : {Color::kWhite, Color::kBlack}) {
-    b.colour[std::size_t(index_of(c))] = pos.pieces(c);
-    for (int t = 0; t < kPieceTypeCount; ++t)
-      b.key += MaterialKey(popcount(pos.pieces(c, PieceType(t)))) * material_unit(c, PieceType(t));
-  }
+  for (Color c : {Color::kWhite, Color::kBlack}) b.colour[std::size_t(index_of(c))] = pos.pieces(c);
   for (int t = 0; t < kPieceTypeCount; ++t) b.type[std::size_t(t)] = pos.pieces(PieceType(t));
+  b.key = key_of(b);
   b.side = pos.side_to_move();
   b.en_passant = pos.en_passant();
   return b;
@@ -99,12 +104,11 @@ std::optional<ProbeBoard> ProbeBoard::from_bitboards(Bitboard white, Bitboard bl
   b.side = side;
   constexpr Bitboard kBackRanks = 0xFF000000000000FFULL;
   if (b.type[index_of(PieceType::kPawn)] & kBackRanks) return std::nullopt;
-  for (Color c : {Color::kWhite, Color::kBlack}) {
+  for (Color c : {Color::kWhite, Color::kBlack})
     if (popcount(b.pieces(c, PieceType::kKing)) != 1 || popcount(b.pieces(c, PieceType::kPawn)) > 8 ||
         popcount(b.colour[index_of(c)]) > 16)
       return std::nullopt;
-    for (int t = 0; t < kPieceTypeCount; ++t) b.key += MaterialKey(popcount(b.pieces(c, PieceType(t)))) * material_unit(c, PieceType(t));
-  }
+  b.key = key_of(b);
   const Color them = ~side;
   const Square their_king = lsb(b.pieces(them, PieceType::kKing));
   if (attackers_of(b, their_king, b.occupied()) & b.colour[index_of(side)]) return std::nullopt;

@@ -22,6 +22,7 @@
 #include "gen/syzygy_output.h"
 #include "gen/wdl_dtz.h"
 #include "probe/syzygy_tablebase.h"
+#include "probe/tablebase.h"
 #include "cli/syzygy_compare.h"
 
 using namespace tbkit;
@@ -64,13 +65,7 @@ int main(int argc, char** argv) {
     std::cerr << "usage: tbkit_verify_syzygy [-t THREADS] [--write DIR] [--every K] [--dtz-stored] OFFICIAL_DIR [MATERIAL...]\n";
     return 2;
   }
-  std::vector<std::filesystem::path> official_dirs;
-  for (std::size_t from = 0; from <= args[0].size();) {
-    const std::size_t colon = std::min(args[0].find(':', from), args[0].size());
-    if (colon > from) official_dirs.emplace_back(args[0].substr(from, colon - from));
-    from = colon + 1;
-  }
-  auto official = probe::SyzygyTablebase::open(official_dirs);
+  auto official = probe::SyzygyTablebase::open(probe::split_dirs(args[0]));
   if (!official) {
     std::cerr << "verify-syzygy: " << official.error().message << '\n';
     return 2;
