@@ -77,9 +77,20 @@ constexpr int kPlyModulus = 64 * kPlyWords;
 // and piece placement) depend only on placements of more progress through their zeroing moves. In
 // the index (docs/index.md) the pawns' numbers are the digits after the king pair, so a placement's
 // slots under one king pair are `span` consecutive slots.
+// Placements of one level with consecutive numbers are consecutive slots, so a level is kept as
+// runs of them: a pass over a level makes one call per run, not per placement (pawn tables with
+// no other piece have a slot per placement, and a call per slot cost more than the work).
+struct PlacementRun {
+  std::uint64_t first = 0;  // placement number
+  std::uint64_t count = 0;
+};
+struct Level {
+  std::vector<PlacementRun> runs;  // ascending
+  std::uint64_t placements = 0;
+};
 struct Levels {
-  std::uint64_t span = 0;                             // slots of one pawn placement under one king pair
-  std::vector<std::vector<std::uint64_t>> placements;  // [level] pawn placement numbers, ascending
+  std::uint64_t span = 0;     // slots of one pawn placement under one king pair
+  std::vector<Level> levels;  // most advanced first
 };
 
 // Progress: the ranks White's pawns have advanced plus those Black's have.
@@ -99,7 +110,7 @@ Levels plan_levels(const IndexScheme& scheme) {
   levels.span = scheme.pair_stride() / placements;
   assert(levels.span * placements == scheme.pair_stride());
   if (pawn_digits == 0) {
-    levels.placements = {{0}};
+    levels.levels = {Level{{PlacementRun{0, 1}}, 1}};
     return levels;
   }
   std::vector<int> progress(placements);
@@ -112,10 +123,15 @@ Levels plan_levels(const IndexScheme& scheme) {
     progress[c] = pawn_progress(b);
     most = std::max(most, progress[c]);
   }
-  std::vector<std::vector<std::uint64_t>> by_progress(std::size_t(most) + 1);
-  for (std::uint64_t c = 0; c < placements; ++c) by_progress[std::size_t(progress[c])].push_back(c);
+  std::vector<Level> by_progress(std::size_t(most) + 1);
+  for (std::uint64_t c = 0; c < placements; ++c) {
+    Level& level = by_progress[std::size_t(progress[c])];
+    if (!level.runs.empty() && level.runs.back().first + level.runs.back().count == c) ++level.runs.back().count;
+    else level.runs.push_back({c, 1});
+    ++level.placements;
+  }
   for (int p = most; p >= 0; --p)
-    if (!by_progress[std::size_t(p)].empty()) levels.placements.push_back(std::move(by_progress[std::size_t(p)]));
+    if (by_progress[std::size_t(p)].placements != 0) levels.levels.push_back(std::move(by_progress[std::size_t(p)]));
   return levels;
 }
 
@@ -149,9 +165,9 @@ class DtzSolver {
   [[nodiscard]] std::uint64_t next_at(int side, std::uint64_t i, std::uint64_t last, int ply) const;
 
   // Calls body(side, first, last) over ranges covering the slots of `level` on the given sides, in
-  // parallel, each task's ranges in increasing order.
+  // parallel, each task's ranges in increasing order; body returns a count, and the sum is returned.
   template <class F>
-  void for_level(int level, bool both_sides, int side, F&& body);
+  std::uint64_t for_level(int level, bool both_sides, int side, F&& body);
 
   [[nodiscard]] bool is_zeroing(const Board& b, const MoveInfo& mi) const {
     return mi.kind != MoveKind::kQuiet || (b.by_type[index_of(PieceType::kPawn)] & mi.from.bb());
@@ -204,18 +220,22 @@ std::uint64_t DtzSolver::next_at(int side, std::uint64_t i, std::uint64_t last, 
 }
 
 template <class F>
-void DtzSolver::for_level(int level, bool both_sides, int side, F&& body) {
-  const auto& placements = levels_.placements[std::size_t(level)];
+std::uint64_t DtzSolver::for_level(int level, bool both_sides, int side, F&& body) {
+  const auto& runs = levels_.levels[std::size_t(level)].runs;
   const std::uint64_t pairs = std::uint64_t(scheme_.king_pairs());
   const std::uint64_t tasks = both_sides ? 2 * pairs : pairs;
+  std::atomic<std::uint64_t> sum{0};
   parallel_each(arena_, tasks, [&](std::uint64_t t) {
     const int s = both_sides ? int(t / pairs) : side;
     const std::uint64_t base = (t % pairs) * scheme_.pair_stride();
-    for (const std::uint64_t c : placements) {
-      const std::uint64_t first = base + c * levels_.span;
-      body(s, first, first + levels_.span);
+    std::uint64_t local = 0;
+    for (const PlacementRun& run : runs) {
+      const std::uint64_t first = base + run.first * levels_.span;
+      local += body(s, first, first + run.count * levels_.span);
     }
+    sum.fetch_add(local, std::memory_order_relaxed);
   });
+  return sum.load();
 }
 
 int DtzSolver::child_wdl(const Board& child, const MoveInfo& mi) const {
@@ -361,11 +381,11 @@ Result<std::shared_ptr<DtzTable>> DtzSolver::run() {
     out_[s] = values.data();
     count_[s] = std::make_unique_for_overwrite<std::uint8_t[]>(n);
   }
-  const int levels = int(levels_.placements.size());
+  const int levels = int(levels_.levels.size());
   const std::uint64_t chunk_words = (n + kChunk - 1) / kChunk * kPlyWords;
   for (int level = 0; level < levels; ++level) {
     const std::uint64_t level_slots =
-        2 * std::uint64_t(scheme_.king_pairs()) * levels_.placements[std::size_t(level)].size() * levels_.span;
+        2 * std::uint64_t(scheme_.king_pairs()) * levels_.levels[std::size_t(level)].placements * levels_.span;
     for (auto& words : chunk_plies_) words.assign(chunk_words, 0);
     max_ply_.store(0);
     if (progress_) progress_({"init", level, levels, 0, 0, level_slots});
@@ -378,15 +398,15 @@ Result<std::shared_ptr<DtzTable>> DtzSolver::run() {
         out_[side][i] = s;
         if (s != kIllegal && s != 0 && s != kWinOpen && !is_open_loss(s)) note(side, i, s > 0 ? s : -s);
       }
+      return std::uint64_t{0};
     });
     if (inconsistent_.load())
       return make_error(ErrorCode::kCorrupt, scheme_.material().name() + ": the DTM table disagrees with its subtables' DTZ");
     std::uint64_t resolved = 0;
     for (int ply = 1; ply <= max_ply_.load(); ++ply) {
-      std::atomic<std::uint64_t> found{0};
       // One side at a time: a scan's updates go to the other side's slots.
       for (int side = 0; side < 2; ++side) {
-        for_level(level, false, side, [&](int s, std::uint64_t first, std::uint64_t last) {
+        resolved += for_level(level, false, side, [&](int s, std::uint64_t first, std::uint64_t last) {
           std::uint64_t local = 0;
           SlotBoards boards(scheme_, Color(s));
           for (std::uint64_t from = first; from < last;) {
@@ -401,10 +421,9 @@ Result<std::shared_ptr<DtzTable>> DtzSolver::run() {
             }
             from = to;
           }
-          found.fetch_add(local, std::memory_order_relaxed);
+          return local;
         });
       }
-      resolved += found.load();
       if (progress_) progress_({"retro", level, levels, ply, resolved, level_slots});
     }
   }
