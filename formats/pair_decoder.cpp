@@ -51,6 +51,7 @@ void build_fast_codes(SubtableLayout& s) {
     const std::uint64_t bits = std::uint64_t(v) << (64 - kBits);
     SubtableLayout::FastCode& f = s.fast[v];
     f = short_code(s, bits, kBits);
+    if (f.length != 0) f.symbol_values = std::uint16_t(s.expands[f.symbol] + 1);
     for (int at = 0;;) {
       const auto c = short_code(s, bits << at, kBits - at);
       if (c.length == 0) break;
@@ -58,6 +59,20 @@ void build_fast_codes(SubtableLayout& s) {
       f.run_bits = std::uint8_t(at);
       f.run_values = std::uint16_t(f.run_values + s.expands[c.symbol] + 1);
     }
+  }
+}
+
+// Fills s.nodes from the validated tree and expansions.
+void build_nodes(SubtableLayout& s, std::span<const std::byte> bytes) {
+  s.nodes.assign(s.symbol_count, {});
+  for (std::size_t sym = 0; sym < s.symbol_count; ++sym) {
+    const std::byte* e = bytes.data() + s.tree + kTreeEntrySize * sym;
+    SubtableLayout::Node& n = s.nodes[sym];
+    n.left = tree_left(e);
+    n.expands = s.expands[sym];
+    if (n.expands == 0) continue;
+    n.right = tree_right(e);
+    n.left_values = std::uint16_t(s.expands[n.left] + 1);
   }
 }
 
@@ -183,6 +198,7 @@ Status read_pair_code(std::span<const std::byte> bytes, std::size_t& pos, std::s
   s.tree = in.pos;
   if (Status st = count_expansions(s, bytes, max_leaf, leaf_name, name, where); !st) return st.error();
   build_fast_codes(s);
+  build_nodes(s, bytes);
   in.pos += s.symbol_count * kTreeEntrySize;
   if (in.pos & 1) {
     if (!in.has(1)) return pair_code_fault(name, in.pos, "truncated at record padding" + where);
@@ -318,15 +334,17 @@ Result<int> decode_pair_in_block(const SubtableLayout& s, const std::byte* base,
     } else {
       used = f.length;
       sym = f.symbol;
+      std::int64_t values = f.symbol_values;
       if (used == 0) {
         std::size_t len = 0;
         while (in.bits < code_base[len]) ++len;
         used = int(len) + s.min_len;
         sym = std::size_t((in.bits - code_base[len]) >> (64 - used)) + lowest[len];
         if (sym >= s.symbol_count) return pair_code_fault(name, block_start, "symbol " + std::to_string(sym) + " out of range in a block");
+        values = std::int64_t(expands[sym]) + 1;
       }
-      if (offset <= std::int64_t(expands[sym])) break;
-      offset -= std::int64_t(expands[sym]) + 1;
+      if (offset < values) break;
+      offset -= values;
     }
     if (!in.advance(used)) return pair_code_fault(name, block_start, "block's symbols run past its end");
     if (in.consumed >= next_target) {
@@ -339,18 +357,16 @@ Result<int> decode_pair_in_block(const SubtableLayout& s, const std::byte* base,
       next_target = next_mark < s.marks.per_block() ? s.marks.target(next_mark) : std::uint32_t(-1);
     }
   }
-  // Descend the pair tree to the value at the offset.
-  const std::byte* tree = base + s.tree;
-  while (s.expands[sym] != 0) {
-    const std::size_t left = tree_left(tree + kTreeEntrySize * sym);
-    if (offset <= std::int64_t(s.expands[left])) {
-      sym = left;
-    } else {
-      offset -= std::int64_t(s.expands[left]) + 1;
-      sym = tree_right(tree + kTreeEntrySize * sym);
-    }
+  // Descend the pair tree to the value at the offset (0 <= offset <= the symbol's expands).
+  const SubtableLayout::Node* nodes = s.nodes.data();
+  SubtableLayout::Node n = nodes[sym];
+  std::uint32_t at_value = std::uint32_t(offset);
+  while (n.expands != 0) {
+    const bool left = at_value < n.left_values;
+    at_value -= left ? 0 : n.left_values;
+    n = nodes[left ? n.left : n.right];
   }
-  return int(tree_left(tree + kTreeEntrySize * sym));
+  return int(n.left);
 }
 
 Result<int> decode_pair_value(const SubtableLayout& s, const std::byte* base, std::uint64_t index,

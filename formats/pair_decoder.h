@@ -102,9 +102,19 @@ struct SubtableLayout {
     std::uint8_t length = 0;
     std::uint8_t run_bits = 0;
     std::uint16_t run_values = 0;
+    std::uint16_t symbol_values = 0;  // values the symbol expands to (with length != 0)
   };
   static constexpr int kFastCodeBits = 8;
   std::vector<FastCode> fast;
+  // The pair tree as one 8-byte node per symbol, so that a descent step is one load: a leaf has
+  // expands 0 and its value in `left`; a pair, its children and the values its left child covers.
+  struct Node {
+    std::uint16_t left = 0;
+    std::uint16_t right = 0;
+    std::uint16_t left_values = 0;  // expands[left] + 1
+    std::uint16_t expands = 0;      // expands[symbol]
+  };
+  std::vector<Node> nodes;
   BlockMarks marks;
 };
 
