@@ -84,7 +84,11 @@ ProbeBoard ProbeBoard::of(const Position& pos) {
   for (int t = 0; t < kPieceTypeCount; ++t) b.type[std::size_t(t)] = pos.pieces(PieceType(t));
   b.key = key_of(b);
   b.side = pos.side_to_move();
-  b.en_passant = pos.en_passant();
+  // A Position keeps an en-passant square only when a pawn of the side to move can take, from its
+  // fifth rank; without such a pawn the square (in the position's state, apart from the board) is
+  // not read.
+  const Bitboard takers = rank_bb(b.side == Color::kWhite ? 4 : 3);
+  b.en_passant = (b.pieces(b.side, PieceType::kPawn) & takers) ? pos.en_passant() : Square::none();
   return b;
 }
 
