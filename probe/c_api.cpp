@@ -1,6 +1,7 @@
 // The C interface (probe/tbkit_probe.h) over Tablebase.
 #include <cstring>
 #include <new>
+#include <optional>
 #include <string>
 
 #include "probe/syzygy_board.h"
@@ -32,17 +33,18 @@ int code_of(const tbkit::Error& e) {
 
 int wdl_of(tbkit::formats::DtmValue v) { return v.is_win() ? TBKIT_WIN : v.is_loss() ? TBKIT_LOSS : TBKIT_DRAW; }
 
-// The validated position, or TBKIT_ERR_INVALID.
-int to_position(const tbkit_board& b, Position& out) {
+// The validated position, or nullopt (TBKIT_ERR_INVALID). Built once: a default Position would be
+// the start position, validated and given room for its states, only to be overwritten.
+std::optional<Position> to_position(const tbkit_board& b) {
   if ((b.white & b.black) != 0 || (b.side_to_move != 0 && b.side_to_move != 1) || b.ep_square < -1 || b.ep_square > 63)
-    return TBKIT_ERR_INVALID;
+    return std::nullopt;
   const Bitboard types[6] = {b.pawns, b.knights, b.bishops, b.rooks, b.queens, b.kings};
   Bitboard seen = 0;
   for (Bitboard t : types) {
-    if ((seen & t) != 0) return TBKIT_ERR_INVALID;
+    if ((seen & t) != 0) return std::nullopt;
     seen |= t;
   }
-  if (seen != (b.white | b.black)) return TBKIT_ERR_INVALID;
+  if (seen != (b.white | b.black)) return std::nullopt;
   PositionSetup s;
   s.board.fill(Piece::none());
   for (int t = 0; t < 6; ++t)
@@ -53,9 +55,8 @@ int to_position(const tbkit_board& b, Position& out) {
   s.side = Color(b.side_to_move);
   s.en_passant = b.ep_square < 0 ? Square::none() : Square(b.ep_square);
   auto pos = Position::from_setup(s);
-  if (!pos) return TBKIT_ERR_INVALID;
-  out = std::move(*pos);
-  return TBKIT_OK;
+  if (!pos) return std::nullopt;
+  return std::optional<Position>(std::move(*pos));
 }
 
 }  // namespace
@@ -108,9 +109,9 @@ int tbkit_max_men_syzygy(const tbkit_tablebase* tb) { return tb == nullptr ? 0 :
 int tbkit_probe_dtm(const tbkit_tablebase* tb, const tbkit_board* board, int* wdl, int* plies) {
   if (tb == nullptr || board == nullptr || wdl == nullptr || plies == nullptr) return TBKIT_ERR_INVALID;
   try {
-    Position pos;
-    if (int rc = to_position(*board, pos); rc != TBKIT_OK) return rc;
-    auto v = tb->tb.probe(pos);
+    const auto pos = to_position(*board);
+    if (!pos) return TBKIT_ERR_INVALID;
+    auto v = tb->tb.probe(*pos);
     if (!v) return code_of(v.error());
     *wdl = wdl_of(*v);
     *plies = v->plies();
@@ -147,9 +148,9 @@ int tbkit_probe_wdl50(const tbkit_tablebase* tb, const tbkit_board* board, int* 
 int tbkit_probe_dtz50(const tbkit_tablebase* tb, const tbkit_board* board, int* wdl50, int* dtz50) {
   if (tb == nullptr || board == nullptr || wdl50 == nullptr || dtz50 == nullptr) return TBKIT_ERR_INVALID;
   try {
-    Position pos;
-    if (int rc = to_position(*board, pos); rc != TBKIT_OK) return rc;
-    auto v = tb->syzygy.probe_dtz(pos);
+    const auto pos = to_position(*board);
+    if (!pos) return TBKIT_ERR_INVALID;
+    auto v = tb->syzygy.probe_dtz(*pos);
     if (!v) return code_of(v.error());
     *wdl50 = int(v->wdl);
     *dtz50 = v->dtz;
@@ -163,9 +164,9 @@ int tbkit_rank_moves(const tbkit_tablebase* tb, const tbkit_board* board, tbkit_
                      size_t* count) {
   if (tb == nullptr || board == nullptr || count == nullptr || (moves == nullptr && capacity > 0)) return TBKIT_ERR_INVALID;
   try {
-    Position pos;
-    if (int rc = to_position(*board, pos); rc != TBKIT_OK) return rc;
-    auto ranked = tb->tb.rank_moves(pos);
+    const auto pos = to_position(*board);
+    if (!pos) return TBKIT_ERR_INVALID;
+    auto ranked = tb->tb.rank_moves(*pos);
     if (!ranked) return code_of(ranked.error());
     *count = ranked->size();
     for (std::size_t i = 0; i < ranked->size() && i < capacity; ++i) {
