@@ -62,28 +62,15 @@ void build_fast_codes(SubtableLayout& s) {
   }
 }
 
-// Fills s.nodes from the validated tree and expansions.
-void build_nodes(SubtableLayout& s, std::span<const std::byte> bytes) {
-  s.nodes.assign(s.symbol_count, {});
-  for (std::size_t sym = 0; sym < s.symbol_count; ++sym) {
-    const std::byte* e = bytes.data() + s.tree + kTreeEntrySize * sym;
-    SubtableLayout::Node& n = s.nodes[sym];
-    n.left = tree_left(e);
-    n.expands = s.expands[sym];
-    if (n.expands == 0) continue;
-    n.right = tree_right(e);
-    n.left_values = std::uint16_t(s.expands[n.left] + 1);
-  }
-}
-
 // Values per symbol, children first (depth-first with an explicit stack; the file's symbol order
-// is the Huffman order, not the order pairs were made in). A symbol met again while its own
-// expansion is under way closes a cycle.
+// is the Huffman order, not the order pairs were made in), and the tree's nodes as each symbol is
+// done. A symbol met again while its own expansion is under way closes a cycle.
 Status count_expansions(SubtableLayout& s, std::span<const std::byte> bytes, int max_leaf, const char* leaf_name,
                         const std::string& name, const std::string& where) {
   enum : std::uint8_t { kNew, kOpen, kDone };
   std::vector<std::uint8_t> state(s.symbol_count, kNew);
   s.expands.assign(s.symbol_count, 0);
+  s.nodes.assign(s.symbol_count, {});
   std::vector<std::size_t> stack;
   const auto entry = [&](std::size_t sym) { return bytes.data() + s.tree + kTreeEntrySize * sym; };
   for (std::size_t root = 0; root < s.symbol_count; ++root) {
@@ -98,6 +85,7 @@ Status count_expansions(SubtableLayout& s, std::span<const std::byte> bytes, int
           return pair_code_fault(name, s.tree + kTreeEntrySize * sym,
                                  std::string(leaf_name) + " " + std::to_string(left) + " > " + std::to_string(max_leaf) + where);
         state[sym] = kDone;
+        s.nodes[sym].left = std::uint16_t(left);
         stack.pop_back();
         continue;
       }
@@ -115,6 +103,7 @@ Status count_expansions(SubtableLayout& s, std::span<const std::byte> bytes, int
         const int total = s.expands[left] + s.expands[right] + 1;
         if (total > kMaxExpansion) return pair_code_fault(name, s.tree + kTreeEntrySize * sym, "symbol expands to too many values" + where);
         s.expands[sym] = std::uint16_t(total);
+        s.nodes[sym] = {std::uint16_t(left), std::uint16_t(right), std::uint16_t(s.expands[left] + 1), std::uint16_t(total)};
         state[sym] = kDone;
       }
       stack.pop_back();
@@ -198,7 +187,6 @@ Status read_pair_code(std::span<const std::byte> bytes, std::size_t& pos, std::s
   s.tree = in.pos;
   if (Status st = count_expansions(s, bytes, max_leaf, leaf_name, name, where); !st) return st.error();
   build_fast_codes(s);
-  build_nodes(s, bytes);
   in.pos += s.symbol_count * kTreeEntrySize;
   if (in.pos & 1) {
     if (!in.has(1)) return pair_code_fault(name, in.pos, "truncated at record padding" + where);
