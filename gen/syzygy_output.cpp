@@ -83,12 +83,33 @@ class SlotCoder {
     return out;
   }
 
+  // Both searches from one pass over the legal moves: captures only (`captures`, the WDL file's),
+  // and captures with pawn moves (`zeroing`, the DTZ file's); each as search() gives it.
+  void search_both(const Board& b, ZeroingSearch& captures, ZeroingSearch& zeroing) const {
+    captures = zeroing = ZeroingSearch{};
+    if (!may_zero(b, true)) return;  // no capture and no pawn: neither search finds a move
+    int moves = 0, searched_captures = 0, searched_zeroing = 0;
+    for_each_legal_move(b, [&](const Board& child, const MoveInfo& mi) {
+      ++moves;
+      const bool capture = (b.occupied() & mi.to.bb()) != 0;
+      if (!capture && !is_zeroing(b, mi)) return;
+      const int v = -child_wdl50(table_, subtables_, child, mi);
+      ++searched_zeroing;
+      zeroing.best = std::max(zeroing.best, v);
+      if (!capture) return;
+      ++searched_captures;
+      captures.best = std::max(captures.best, v);
+    });
+    captures.all_moves = moves > 0 && searched_captures == moves;
+    zeroing.all_moves = moves > 0 && searched_zeroing == moves;
+  }
+
   // The WDL file's code of a legal board: the exact value, or the freedom a capture leaves.
-  std::uint8_t wdl_code(const Board& b) const {
-    const int w = wdl50(table_.dtz(b));
-    const ZeroingSearch s = search(b, false);
-    if (s.all_moves) return sz::kWdlDontCare;
-    if (s.best >= w && w > -2) return sz::wdl_at_most(w + 2);
+  std::uint8_t wdl_code(const Board& b) const { return wdl_code(table_.dtz(b), search(b, false)); }
+  static std::uint8_t wdl_code(int dtz, const ZeroingSearch& captures) {
+    const int w = wdl50(dtz);
+    if (captures.all_moves) return sz::kWdlDontCare;
+    if (captures.best >= w && w > -2) return sz::wdl_at_most(w + 2);
     return std::uint8_t(w + 2);
   }
 
@@ -96,10 +117,22 @@ class SlotCoder {
   sz::DtzSlot dtz_slot(const Board& b) const {
     const int d = table_.dtz(b);
     if (d == 0) return {};
-    const int w = wdl50(d);
-    const ZeroingSearch s = search(b, true);
-    if (s.all_moves || (s.best >= w && s.best > 0)) return {};
-    return {std::uint16_t(std::abs(d)), std::int8_t(w)};
+    return dtz_slot(d, search(b, true));
+  }
+  static sz::DtzSlot dtz_slot(int dtz, const ZeroingSearch& zeroing) {
+    if (dtz == 0) return {};
+    const int w = wdl50(dtz);
+    if (zeroing.all_moves || (zeroing.best >= w && zeroing.best > 0)) return {};
+    return {std::uint16_t(std::abs(dtz)), std::int8_t(w)};
+  }
+
+  // Both files' codes of a legal board.
+  void codes(const Board& b, std::uint8_t& wdl, sz::DtzSlot& dtz) const {
+    const int d = table_.dtz(b);
+    ZeroingSearch captures, zeroing;
+    search_both(b, captures, zeroing);
+    wdl = wdl_code(d, captures);
+    dtz = dtz_slot(d, zeroing);
   }
 
  private:
@@ -145,6 +178,17 @@ class SubtableCache {
     const int key = file * 2 + side;
     return std::any_of(entries_.begin(), entries_.end(),
                        [&](const Entry& e) { return e.key == key && e.codes.size() == size; });
+  }
+
+  // Room for a subtable's codes, to be filled by the caller before any get() of it (a get() then
+  // returns them); nothing when they are already held.
+  std::span<Code> reserve(int side, int file, std::uint64_t size) {
+    if (contains(side, file, size)) return {};
+    if (!keep_all_) entries_.clear();
+    Entry& e = entries_.emplace_back();
+    e.key = file * 2 + side;
+    e.codes.assign(size, Code{});
+    return e.codes;
   }
 
   // Frees a subtable's codes.
@@ -288,12 +332,34 @@ Result<SyzygyFiles> write_syzygy_files(const std::filesystem::path& dir, const D
   // is written: the order choice and the encoder read them through an OrderMap.
   auto wdl_computed = sz::default_table_index(*tm, sz::TableKind::kWdl);
   if (!wdl_computed) return wdl_computed.error();
+  auto dtz_computed = sz::default_table_index(*tm, sz::TableKind::kDtz);
+  if (!dtz_computed) return dtz_computed.error();
+  // Both default indexes order the pieces alike, so a subtable's WDL and DTZ codes come from one
+  // pass over its boards (one decode and one move search each); the DTZ codes are kept for the DTZ
+  // file, which reads every side's.
   SubtableCache<std::uint8_t> wdl_cache(true);
+  SubtableCache<sz::DtzSlot> dtz_cache(true);
   const auto wdl_codes = [&](int side, int file) {
     const sz::SubtableIndex& sub = wdl_computed->at(side, file);
+    const sz::SubtableIndex& dtz_sub = dtz_computed->at(side, file);
+    const bool same_order = std::ranges::equal(sub.pieces(), dtz_sub.pieces()) && sub.order0() == dtz_sub.order0() &&
+                            sub.order1() == dtz_sub.order1() && sub.file() == dtz_sub.file() &&
+                            sub.size() == dtz_sub.size();
+    if (!same_order || wdl_cache.contains(side, file, sub.size())) {
+      return wdl_cache.get(side, file, sub.size(), arena, [&](std::uint64_t i) {
+        const auto b = coder.board_at(sub, side, i);
+        return b ? coder.wdl_code(*b) : sz::kWdlDontCare;
+      });
+    }
+    const std::span<sz::DtzSlot> dtz = dtz_cache.reserve(side, file, sub.size());
     return wdl_cache.get(side, file, sub.size(), arena, [&](std::uint64_t i) {
       const auto b = coder.board_at(sub, side, i);
-      return b ? coder.wdl_code(*b) : sz::kWdlDontCare;
+      if (!b) return sz::kWdlDontCare;
+      std::uint8_t wdl = 0;
+      sz::DtzSlot slot;
+      coder.codes(*b, wdl, slot);
+      if (!dtz.empty()) dtz[i] = slot;
+      return wdl;
     });
   };
   sz::TableIndex wdl_index = *wdl_computed;
@@ -324,9 +390,6 @@ Result<SyzygyFiles> write_syzygy_files(const std::filesystem::path& dir, const D
   if (auto st = sz::write_wdl_file(wdl_path, wdl_index, wdl_fill); !st) return st.error();
   out.wdl_bytes = bytes_of(wdl_path);
 
-  auto dtz_computed = sz::default_table_index(*tm, sz::TableKind::kDtz);
-  if (!dtz_computed) return dtz_computed.error();
-  SubtableCache<sz::DtzSlot> dtz_cache(true);
   const auto dtz_codes = [&](int side, int file) {
     const sz::SubtableIndex& sub = dtz_computed->at(side, file);
     return dtz_cache.get(side, file, sub.size(), arena, [&](std::uint64_t i) {
