@@ -43,7 +43,7 @@ SubtableLayout::FastCode short_code(const SubtableLayout& s, std::uint64_t bits,
   return {std::uint16_t(sym), std::uint8_t(length)};
 }
 
-// Fills s.fast from the validated code and expansions.
+// Fills s.fast from the validated code and the tree's nodes.
 void build_fast_codes(SubtableLayout& s) {
   constexpr int kBits = SubtableLayout::kFastCodeBits;
   s.fast.assign(std::size_t{1} << kBits, {});
@@ -51,13 +51,13 @@ void build_fast_codes(SubtableLayout& s) {
     const std::uint64_t bits = std::uint64_t(v) << (64 - kBits);
     SubtableLayout::FastCode& f = s.fast[v];
     f = short_code(s, bits, kBits);
-    if (f.length != 0) f.symbol_values = std::uint16_t(s.expands[f.symbol] + 1);
+    if (f.length != 0) f.symbol_values = std::uint16_t(s.nodes[f.symbol].expands + 1);
     for (int at = 0;;) {
       const auto c = short_code(s, bits << at, kBits - at);
       if (c.length == 0) break;
       at += c.length;
       f.run_bits = std::uint8_t(at);
-      f.run_values = std::uint16_t(f.run_values + s.expands[c.symbol] + 1);
+      f.run_values = std::uint16_t(f.run_values + s.nodes[c.symbol].expands + 1);
     }
   }
 }
@@ -69,7 +69,6 @@ Status count_expansions(SubtableLayout& s, std::span<const std::byte> bytes, int
                         const std::string& name, const std::string& where) {
   enum : std::uint8_t { kNew, kOpen, kDone };
   std::vector<std::uint8_t> state(s.symbol_count, kNew);
-  s.expands.assign(s.symbol_count, 0);
   s.nodes.assign(s.symbol_count, {});
   std::vector<std::size_t> stack;
   const auto entry = [&](std::size_t sym) { return bytes.data() + s.tree + kTreeEntrySize * sym; };
@@ -100,10 +99,9 @@ Status count_expansions(SubtableLayout& s, std::span<const std::byte> bytes, int
         continue;
       }
       if (state[sym] == kOpen) {
-        const int total = s.expands[left] + s.expands[right] + 1;
+        const int total = s.nodes[left].expands + s.nodes[right].expands + 1;
         if (total > kMaxExpansion) return pair_code_fault(name, s.tree + kTreeEntrySize * sym, "symbol expands to too many values" + where);
-        s.expands[sym] = std::uint16_t(total);
-        s.nodes[sym] = {std::uint16_t(left), std::uint16_t(right), std::uint16_t(s.expands[left] + 1), std::uint16_t(total)};
+        s.nodes[sym] = {std::uint16_t(left), std::uint16_t(right), std::uint16_t(s.nodes[left].expands + 1), std::uint16_t(total)};
         state[sym] = kDone;
       }
       stack.pop_back();
@@ -309,7 +307,6 @@ Result<int> decode_pair_in_block(const SubtableLayout& s, const std::byte* base,
   BlockBits in(base + block_start, s.block_size, start);
   const std::uint16_t* lowest = s.lowest.data();
   const std::uint64_t* code_base = s.base.data();
-  const std::uint16_t* expands = s.expands.data();
   const SubtableLayout::FastCode* fast = s.fast.data();
   std::size_t sym = 0;
   for (;;) {
@@ -329,7 +326,7 @@ Result<int> decode_pair_in_block(const SubtableLayout& s, const std::byte* base,
         used = int(len) + s.min_len;
         sym = std::size_t((in.bits - code_base[len]) >> (64 - used)) + lowest[len];
         if (sym >= s.symbol_count) return pair_code_fault(name, block_start, "symbol " + std::to_string(sym) + " out of range in a block");
-        values = std::int64_t(expands[sym]) + 1;
+        values = std::int64_t(s.nodes[sym].expands) + 1;
       }
       if (offset < values) break;
       offset -= values;
@@ -385,7 +382,7 @@ Result<std::uint32_t> expand_pair_block(const SubtableLayout& s, const std::byte
     stack[depth++] = std::uint16_t(sym);
     while (depth > 0 && written < count) {
       const std::uint16_t top = stack[--depth];
-      if (s.expands[top] == 0) {
+      if (tree_right(tree + kTreeEntrySize * top) == 0xFFF) {  // a leaf (read from the file, not the nodes)
         out[written++] = tree_left(tree + kTreeEntrySize * top);
       } else {
         stack[depth++] = tree_right(tree + kTreeEntrySize * top);

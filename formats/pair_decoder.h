@@ -90,7 +90,6 @@ struct SubtableLayout {
   std::array<std::size_t, 4> map_offset{};
   std::array<std::uint16_t, 4> map_count{};
   std::vector<std::uint64_t> base;   // canonical-code bases, left-aligned to 64 bits, per length
-  std::vector<std::uint16_t> expands;  // values each symbol expands to, minus one (0..65535)
   // Decoding aids derived from the fields above at validation: span == 1 << span_log; the lowest
   // symbol per code length (as at lowest_sym); and, by the next kFastCodeBits bits of a stream, the
   // symbol and length of a code no longer than that (length 0: longer, decode by the bases), and
@@ -111,8 +110,8 @@ struct SubtableLayout {
   struct Node {
     std::uint16_t left = 0;
     std::uint16_t right = 0;
-    std::uint16_t left_values = 0;  // expands[left] + 1
-    std::uint16_t expands = 0;      // expands[symbol]
+    std::uint16_t left_values = 0;  // nodes[left].expands + 1
+    std::uint16_t expands = 0;      // values the symbol expands to, minus one
   };
   std::vector<Node> nodes;
   BlockMarks marks;

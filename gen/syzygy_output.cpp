@@ -27,29 +27,56 @@ namespace {
 
 constexpr std::uint64_t kChunk = 1 << 14;
 
-// What Syzygy's readers find out by themselves at a position: the best value of its captures (and,
-// for DTZ, of its pawn moves), and whether every legal move is one of them.
+// What Syzygy's readers find out by themselves at a position: the best value of its captures (for
+// WDL) or of its captures and pawn moves (for DTZ), and whether every legal move is one of them.
 struct ZeroingSearch {
   int best = -3;           // WDL50 for the side to move; -3: none searched
   bool all_moves = false;  // every legal move was searched (and there is one)
 };
 
-// Whether the side to move attacks a man of the other side (or, with `pawn_moves`, has a pawn):
-// without, it has no capture (nor pawn move), and a search finds none.
-bool may_zero(const Board& b, bool pawn_moves) {
+// Whether the side to move has a pawn or attacks a man of the other side: without, it has no
+// capture nor pawn move, and a search finds none.
+bool may_zero(const Board& b) {
   const Color us = b.side;
-  if (pawn_moves && b.pieces(us, PieceType::kPawn)) return true;
+  if (b.pieces(us, PieceType::kPawn)) return true;
   const Bitboard occupied = b.occupied();
   for (Bitboard men = b.by_color[index_of(~us)] & ~b.by_type[index_of(PieceType::kKing)]; men;)
     if (is_attacked(b, pop_lsb(men), us, occupied)) return true;
   return false;
 }
 
+// A slot's codes in the two files.
+struct SlotCodes {
+  std::uint8_t wdl = sz::kWdlDontCare;
+  sz::DtzSlot dtz;  // default: a don't-care
+};
+
 class SlotCoder {
  public:
   SlotCoder(const DtzTable& table, const DtzSet& subtables, bool flip)
       : table_(table), subtables_(subtables), flip_(flip) {}
 
+  // Both files' codes of a subtable's index (don't-cares where the placement is no legal position),
+  // from one board and one pass over its legal moves.
+  SlotCodes codes_at(const sz::SubtableIndex& sub, int side, std::uint64_t index) const {
+    const auto b = board_at(sub, side, index);
+    if (!b) return {};
+    ZeroingSearch captures, zeroing;
+    search(*b, captures, zeroing);
+    const int d = table_.dtz(*b);
+    const int w = wdl50(d);
+    SlotCodes out;
+    // WDL: the exact value, or the freedom a capture leaves.
+    if (captures.all_moves) out.wdl = sz::kWdlDontCare;
+    else if (captures.best >= w && w > -2) out.wdl = sz::wdl_at_most(w + 2);
+    else out.wdl = std::uint8_t(w + 2);
+    // DTZ: a don't-care where readers answer without the file.
+    if (d != 0 && !zeroing.all_moves && !(zeroing.best >= w && zeroing.best > 0))
+      out.dtz = {std::uint16_t(std::abs(d)), std::int8_t(w)};
+    return out;
+  }
+
+ private:
   // The board of a subtable's index (table orientation as Syzygy's), in our orientation, or
   // nullopt for a placement that is no legal position.
   std::optional<Board> board_at(const sz::SubtableIndex& sub, int side, std::uint64_t index) const {
@@ -67,27 +94,11 @@ class SlotCoder {
     return b;
   }
 
-  // Captures (and pawn moves when `pawn_moves`) searched as Syzygy's probing code does.
-  ZeroingSearch search(const Board& b, bool pawn_moves) const {
-    ZeroingSearch out;
-    if (!may_zero(b, pawn_moves)) return out;  // no capture or pawn move to search
-    int moves = 0, searched = 0;
-    for_each_legal_move(b, [&](const Board& child, const MoveInfo& mi) {
-      ++moves;
-      const bool capture = (b.occupied() & mi.to.bb()) != 0;
-      if (!capture && !(pawn_moves && is_zeroing(b, mi))) return;
-      ++searched;
-      out.best = std::max(out.best, -child_wdl50(table_, subtables_, child, mi));
-    });
-    out.all_moves = moves > 0 && searched == moves;
-    return out;
-  }
-
-  // Both searches from one pass over the legal moves: captures only (`captures`, the WDL file's),
-  // and captures with pawn moves (`zeroing`, the DTZ file's); each as search() gives it.
-  void search_both(const Board& b, ZeroingSearch& captures, ZeroingSearch& zeroing) const {
+  // Both of Syzygy's probing searches in one pass over the legal moves: the captures (`captures`,
+  // the WDL file's) and the captures with the pawn moves (`zeroing`, the DTZ file's).
+  void search(const Board& b, ZeroingSearch& captures, ZeroingSearch& zeroing) const {
     captures = zeroing = ZeroingSearch{};
-    if (!may_zero(b, true)) return;  // no capture and no pawn: neither search finds a move
+    if (!may_zero(b)) return;
     int moves = 0, searched_captures = 0, searched_zeroing = 0;
     for_each_legal_move(b, [&](const Board& child, const MoveInfo& mi) {
       ++moves;
@@ -102,37 +113,6 @@ class SlotCoder {
     });
     captures.all_moves = moves > 0 && searched_captures == moves;
     zeroing.all_moves = moves > 0 && searched_zeroing == moves;
-  }
-
-  // The WDL file's code of a legal board: the exact value, or the freedom a capture leaves.
-  std::uint8_t wdl_code(const Board& b) const { return wdl_code(table_.dtz(b), search(b, false)); }
-  static std::uint8_t wdl_code(int dtz, const ZeroingSearch& captures) {
-    const int w = wdl50(dtz);
-    if (captures.all_moves) return sz::kWdlDontCare;
-    if (captures.best >= w && w > -2) return sz::wdl_at_most(w + 2);
-    return std::uint8_t(w + 2);
-  }
-
-  // The DTZ file's slot of a legal board: a don't-care where readers answer without the file.
-  sz::DtzSlot dtz_slot(const Board& b) const {
-    const int d = table_.dtz(b);
-    if (d == 0) return {};
-    return dtz_slot(d, search(b, true));
-  }
-  static sz::DtzSlot dtz_slot(int dtz, const ZeroingSearch& zeroing) {
-    if (dtz == 0) return {};
-    const int w = wdl50(dtz);
-    if (zeroing.all_moves || (zeroing.best >= w && zeroing.best > 0)) return {};
-    return {std::uint16_t(std::abs(dtz)), std::int8_t(w)};
-  }
-
-  // Both files' codes of a legal board.
-  void codes(const Board& b, std::uint8_t& wdl, sz::DtzSlot& dtz) const {
-    const int d = table_.dtz(b);
-    ZeroingSearch captures, zeroing;
-    search_both(b, captures, zeroing);
-    wdl = wdl_code(d, captures);
-    dtz = dtz_slot(d, zeroing);
   }
 
  private:
@@ -345,21 +325,13 @@ Result<SyzygyFiles> write_syzygy_files(const std::filesystem::path& dir, const D
     const bool same_order = std::ranges::equal(sub.pieces(), dtz_sub.pieces()) && sub.order0() == dtz_sub.order0() &&
                             sub.order1() == dtz_sub.order1() && sub.file() == dtz_sub.file() &&
                             sub.size() == dtz_sub.size();
-    if (!same_order || wdl_cache.contains(side, file, sub.size())) {
-      return wdl_cache.get(side, file, sub.size(), arena, [&](std::uint64_t i) {
-        const auto b = coder.board_at(sub, side, i);
-        return b ? coder.wdl_code(*b) : sz::kWdlDontCare;
-      });
-    }
-    const std::span<sz::DtzSlot> dtz = dtz_cache.reserve(side, file, sub.size());
+    // Codes already held are returned as they are (the DTZ ones then too).
+    const bool share = same_order && !wdl_cache.contains(side, file, sub.size());
+    const std::span<sz::DtzSlot> dtz = share ? dtz_cache.reserve(side, file, sub.size()) : std::span<sz::DtzSlot>{};
     return wdl_cache.get(side, file, sub.size(), arena, [&](std::uint64_t i) {
-      const auto b = coder.board_at(sub, side, i);
-      if (!b) return sz::kWdlDontCare;
-      std::uint8_t wdl = 0;
-      sz::DtzSlot slot;
-      coder.codes(*b, wdl, slot);
-      if (!dtz.empty()) dtz[i] = slot;
-      return wdl;
+      const SlotCodes c = coder.codes_at(sub, side, i);
+      if (!dtz.empty()) dtz[i] = c.dtz;
+      return c.wdl;
     });
   };
   sz::TableIndex wdl_index = *wdl_computed;
@@ -392,10 +364,8 @@ Result<SyzygyFiles> write_syzygy_files(const std::filesystem::path& dir, const D
 
   const auto dtz_codes = [&](int side, int file) {
     const sz::SubtableIndex& sub = dtz_computed->at(side, file);
-    return dtz_cache.get(side, file, sub.size(), arena, [&](std::uint64_t i) {
-      const auto b = coder.board_at(sub, side, i);
-      return b ? coder.dtz_slot(*b) : sz::DtzSlot{};
-    });
+    return dtz_cache.get(side, file, sub.size(), arena,
+                         [&](std::uint64_t i) { return coder.codes_at(sub, side, i).dtz; });
   };
   // An order per side to move (the encoder keeps the smaller side per lead file, with its order);
   // symmetric materials store white only. Where one side's best sample is clearly the smaller, the

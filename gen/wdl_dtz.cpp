@@ -84,10 +84,7 @@ struct PlacementRun {
   std::uint64_t first = 0;  // placement number
   std::uint64_t count = 0;
 };
-struct Level {
-  std::vector<PlacementRun> runs;  // ascending
-  std::uint64_t placements = 0;
-};
+using Level = std::vector<PlacementRun>;  // ascending
 struct Levels {
   std::uint64_t span = 0;     // slots of one pawn placement under one king pair
   std::vector<Level> levels;  // most advanced first
@@ -110,7 +107,7 @@ Levels plan_levels(const IndexScheme& scheme) {
   levels.span = scheme.pair_stride() / placements;
   assert(levels.span * placements == scheme.pair_stride());
   if (pawn_digits == 0) {
-    levels.levels = {Level{{PlacementRun{0, 1}}, 1}};
+    levels.levels = {Level{PlacementRun{0, 1}}};
     return levels;
   }
   std::vector<int> progress(placements);
@@ -126,12 +123,11 @@ Levels plan_levels(const IndexScheme& scheme) {
   std::vector<Level> by_progress(std::size_t(most) + 1);
   for (std::uint64_t c = 0; c < placements; ++c) {
     Level& level = by_progress[std::size_t(progress[c])];
-    if (!level.runs.empty() && level.runs.back().first + level.runs.back().count == c) ++level.runs.back().count;
-    else level.runs.push_back({c, 1});
-    ++level.placements;
+    if (!level.empty() && level.back().first + level.back().count == c) ++level.back().count;
+    else level.push_back({c, 1});
   }
   for (int p = most; p >= 0; --p)
-    if (by_progress[std::size_t(p)].placements != 0) levels.levels.push_back(std::move(by_progress[std::size_t(p)]));
+    if (!by_progress[std::size_t(p)].empty()) levels.levels.push_back(std::move(by_progress[std::size_t(p)]));
   return levels;
 }
 
@@ -221,7 +217,7 @@ std::uint64_t DtzSolver::next_at(int side, std::uint64_t i, std::uint64_t last, 
 
 template <class F>
 std::uint64_t DtzSolver::for_level(int level, bool both_sides, int side, F&& body) {
-  const auto& runs = levels_.levels[std::size_t(level)].runs;
+  const Level& runs = levels_.levels[std::size_t(level)];
   const std::uint64_t pairs = std::uint64_t(scheme_.king_pairs());
   const std::uint64_t tasks = both_sides ? 2 * pairs : pairs;
   std::atomic<std::uint64_t> sum{0};
@@ -384,8 +380,9 @@ Result<std::shared_ptr<DtzTable>> DtzSolver::run() {
   const int levels = int(levels_.levels.size());
   const std::uint64_t chunk_words = (n + kChunk - 1) / kChunk * kPlyWords;
   for (int level = 0; level < levels; ++level) {
-    const std::uint64_t level_slots =
-        2 * std::uint64_t(scheme_.king_pairs()) * levels_.levels[std::size_t(level)].placements * levels_.span;
+    std::uint64_t placements = 0;
+    for (const PlacementRun& run : levels_.levels[std::size_t(level)]) placements += run.count;
+    const std::uint64_t level_slots = 2 * std::uint64_t(scheme_.king_pairs()) * placements * levels_.span;
     for (auto& words : chunk_plies_) words.assign(chunk_words, 0);
     max_ply_.store(0);
     if (progress_) progress_({"init", level, levels, 0, 0, level_slots});
