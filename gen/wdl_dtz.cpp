@@ -41,11 +41,6 @@ Dtz DtzSet::probe(const Board& b) const {
   return kDtzIllegal;
 }
 
-std::uint64_t solve_dtz_bytes(const Material& material) {
-  const IndexScheme scheme(material);
-  return scheme.size() * 2 * (sizeof(Dtz) + 1) + (16U << 20);
-}
-
 namespace {
 
 // Working states, kept in the result's own arrays (int16):
@@ -54,18 +49,29 @@ namespace {
 //   1 .. kWinOpen - 1         win: the shortest distance found so far, final once its ply is propagated
 //   kWinOpen                  win, no distance found yet
 //   -1 .. -kMaxDistance       loss, resolved: -d (final)
-//   kLossOpen + f, f = 0..2   loss with non-zeroing moves not yet resolved; its best zeroing move
+//   kLossOpen + 256 f + c     loss with c (1..255) non-zeroing moves not yet resolved, weighted as
+//                             in the DTM solver (a child that is its own mirror image counts
+//                             twice); its best zeroing move
 //                             gives no floor (f = 0), 1 (f = 1) or 101 plies (f = 2)
 constexpr Dtz kIllegal = kDtzIllegal;
-constexpr Dtz kLossOpen = kDtzIllegal + 1;
+constexpr Dtz kLossOpen = kDtzIllegal;  // plus at least one move: never kIllegal
 constexpr Dtz kWinOpen = std::numeric_limits<Dtz>::max();
-[[maybe_unused]] constexpr int kMaxDistance = 32000;
+constexpr int kMaxDistance = 30000;
 // A zeroing move into a blessed loss (or, for the loser, into a cursed win).
 constexpr int kCursedExit = 101;
 
-constexpr bool is_open_loss(Dtz s) { return s >= kLossOpen && s <= kLossOpen + 2; }
-constexpr int floor_of(Dtz s) { return s == kLossOpen ? 0 : s == kLossOpen + 1 ? 1 : kCursedExit; }
-constexpr Dtz open_loss(int floor) { return Dtz(kLossOpen + (floor == 0 ? 0 : floor == 1 ? 1 : 2)); }
+// The counter lives in the state, so a count-down touches one slot: one cache miss, not two.
+constexpr int kOpenLossCodes = 3 * 256;
+static_assert(kLossOpen + kOpenLossCodes <= -kMaxDistance, "open losses overlap resolved ones");
+constexpr bool is_open_loss(Dtz s) { return s > kLossOpen && s < kLossOpen + kOpenLossCodes; }
+constexpr int floor_of(Dtz s) {
+  const int f = (s - kLossOpen) >> 8;
+  return f == 0 ? 0 : f == 1 ? 1 : kCursedExit;
+}
+constexpr int moves_of(Dtz s) { return (s - kLossOpen) & 255; }
+constexpr Dtz open_loss(int floor, int moves) {
+  return Dtz(kLossOpen + 256 * (floor == 0 ? 0 : floor == 1 ? 1 : 2) + moves);
+}
 
 constexpr std::uint64_t kChunk = 1 << 12;
 // A chunk remembers which plies (modulo kPlyModulus) were set in it, so a ply's scan skips the rest.
@@ -173,7 +179,7 @@ class DtzSolver {
   [[nodiscard]] int child_wdl(const Board& child, const MoveInfo& mi) const;
   [[nodiscard]] Dtz initial_state(int side, std::uint64_t i, const Board* b);
   [[nodiscard]] Dtz win_exit(const Board& b) const;
-  [[nodiscard]] Dtz loss_start(int side, std::uint64_t i, const Board& b);
+  [[nodiscard]] Dtz loss_start(const Board& b);
   // b: the board of slot i of `side`.
   void propagate(int side, std::uint64_t i, const Board& b, int ply, bool loss);
   void improve_win(int side, std::uint64_t i, int d);
@@ -188,9 +194,6 @@ class DtzSolver {
   const bool pawns_;
   const Levels levels_;
   std::array<Dtz*, 2> out_{};
-  // Non-zeroing moves of a loss not yet resolved, weighted as in the DTM solver (a child that is its
-  // own mirror image counts twice). Only the slots of losses are written and read.
-  std::array<std::unique_ptr<std::uint8_t[]>, 2> count_;
   std::array<std::vector<std::uint64_t>, 2> chunk_plies_;
   std::atomic<int> max_ply_{0};
   std::atomic<bool> inconsistent_{false};
@@ -265,7 +268,7 @@ Dtz DtzSolver::win_exit(const Board& b) const {
   return Dtz(best);
 }
 
-Dtz DtzSolver::loss_start(int side, std::uint64_t i, const Board& b) {
+Dtz DtzSolver::loss_start(const Board& b) {
   int moves = 0, floor = 0;
   // Quiet piece moves come in bulk, without their children: only a child with both kings on one
   // long diagonal (pawnless) can be its own mirror image and weigh 2.
@@ -292,8 +295,7 @@ Dtz DtzSolver::loss_start(int side, std::uint64_t i, const Board& b) {
     floor = std::max(floor, w == 2 ? 1 : kCursedExit);
   });
   assert(moves < 256);
-  count_[side][i] = std::uint8_t(moves);
-  if (moves > 0) return open_loss(floor);
+  if (moves > 0) return open_loss(floor, moves);
   if (floor == 0) inconsistent_.store(true, std::memory_order_relaxed);  // no move, yet not checkmate
   return Dtz(-std::max(floor, 1));
 }
@@ -305,7 +307,7 @@ Dtz DtzSolver::initial_state(int side, std::uint64_t i, const Board* b) {
   // A mate in one is a zeroing distance of one whichever move mates; checkmated: -1 (0 plies to
   // the end, reported as -1 like Stockfish; its predecessors mate in one, already 1).
   if (v.is_win()) return v.plies() == 1 ? Dtz(1) : win_exit(*b);
-  return v.plies() == 0 ? Dtz(-1) : loss_start(side, i, *b);
+  return v.plies() == 0 ? Dtz(-1) : loss_start(*b);
 }
 
 void DtzSolver::improve_win(int side, std::uint64_t i, int d) {
@@ -322,14 +324,17 @@ void DtzSolver::improve_win(int side, std::uint64_t i, int d) {
 
 void DtzSolver::count_down(int side, std::uint64_t i, int ply, int weight) {
   auto ref = state(side, i);
-  const Dtz cur = ref.load(std::memory_order_relaxed);
-  if (!is_open_loss(cur)) return;
-  const std::uint8_t before = std::atomic_ref(count_[side][i]).fetch_sub(std::uint8_t(weight), std::memory_order_relaxed);
-  assert(before >= weight);
-  if (before != weight) return;
-  const int d = std::max(ply + 1, floor_of(cur));
-  ref.store(Dtz(-d), std::memory_order_relaxed);
-  note(side, i, d);
+  Dtz cur = ref.load(std::memory_order_relaxed);
+  for (;;) {
+    if (!is_open_loss(cur)) return;
+    assert(moves_of(cur) >= weight);
+    const bool last = moves_of(cur) == weight;
+    const int d = std::max(ply + 1, floor_of(cur));
+    if (ref.compare_exchange_weak(cur, last ? Dtz(-d) : Dtz(cur - weight), std::memory_order_relaxed)) {
+      if (last) note(side, i, d);
+      return;
+    }
+  }
 }
 
 void DtzSolver::propagate(int side, std::uint64_t i, const Board& b, int ply, bool loss) {
@@ -356,15 +361,7 @@ void DtzSolver::propagate(int side, std::uint64_t i, const Board& b, int ply, bo
     for (std::size_t k = 0; k < n; ++k) improve_win(pred_side, preds[k], ply + 1);
     return;
   }
-  // Counters are touched (and fetched) only for predecessors still open losses.
-  std::size_t m = 0;
-  for (std::size_t k = 0; k < n; ++k) {
-    if (!is_open_loss(state(pred_side, preds[k]).load(std::memory_order_relaxed))) continue;
-    __builtin_prefetch(&count_[pred_side][preds[k]], 1);
-    preds[m] = preds[k];
-    weights[m++] = weights[k];
-  }
-  for (std::size_t k = 0; k < m; ++k) count_down(pred_side, preds[k], ply, weights[k]);
+  for (std::size_t k = 0; k < n; ++k) count_down(pred_side, preds[k], ply, weights[k]);
 }
 
 Result<std::shared_ptr<DtzTable>> DtzSolver::run() {
@@ -375,7 +372,6 @@ Result<std::shared_ptr<DtzTable>> DtzSolver::run() {
     formats::advise_huge_pages(values.data(), n * sizeof(Dtz));
     values.assign(n, kIllegal);
     out_[s] = values.data();
-    count_[s] = std::make_unique_for_overwrite<std::uint8_t[]>(n);
   }
   const int levels = int(levels_.levels.size());
   const std::uint64_t chunk_words = (n + kChunk - 1) / kChunk * kPlyWords;
@@ -424,7 +420,6 @@ Result<std::shared_ptr<DtzTable>> DtzSolver::run() {
       if (progress_) progress_({"retro", level, levels, ply, resolved, level_slots});
     }
   }
-  count_ = {};
   chunk_plies_ = {};
   // Every win and loss got its distance, unless the DTM table is not self-consistent.
   std::atomic<bool> open{false};

@@ -84,10 +84,6 @@ struct DtzProgress {
 };
 using DtzProgressFn = std::function<void(const DtzProgress&)>;
 
-// Bytes solve_dtz needs for `material` on top of its DTM table and the tables it converts into:
-// the result (2 bytes per slot and side) and a move counter (1 byte per slot and side).
-[[nodiscard]] std::uint64_t solve_dtz_bytes(const Material& material);
-
 // Computes the DTZ50 table of `dtm`'s material (both sides to move) from its exact DTM values
 // and the DTZ50 tables of every material it converts into (Material::conversions), which must be
 // in `subtables`, else kUnavailable naming the missing one. A position wins (or cursed-wins)
