@@ -375,6 +375,7 @@ Result<SubtableIndex> SubtableIndex::create(const TableMaterial& m, std::span<co
   for (int k = 0; k < groups; ++k) {
     const int g = slot_group[std::size_t(k)];
     s.group_factor_[std::size_t(g)] = factor;
+    s.group_radix_[std::size_t(g)] = std::uint64_t(values[std::size_t(g)]);
     s.slot_group_[std::size_t(k)] = std::int8_t(g);
     factor *= std::uint64_t(values[std::size_t(g)]);
   }
@@ -482,11 +483,16 @@ std::optional<std::uint64_t> SubtableIndex::encode(std::span<const Square> squar
 
 std::optional<SquareList> SubtableIndex::decode(std::uint64_t index) const {
   if (index >= size_) return std::nullopt;
-  const auto& t = tables();
-  const bool pawns = material_.has_pawns();
-  const bool both_pawns = pawns && material_.other_pawn_count() > 0;
-  const int lead_len = group_len_[0];
   std::array<std::uint64_t, kMaxPieces + 1> digit{};
+  digits_of(index, digit.data());
+  int sq[kMaxPieces];
+  place(digit.data(), 0, sq);
+  SquareList out{};
+  for (int i = 0; i < count_; ++i) out[std::size_t(i)] = Square(sq[i]);
+  return out;
+}
+
+void SubtableIndex::digits_of(std::uint64_t index, std::uint64_t* digit) const {
   // Digits from the most significant slot down (32-bit divisions where the size allows: faster).
   if (size_ <= std::numeric_limits<std::uint32_t>::max()) {
     std::uint32_t rest = std::uint32_t(index);
@@ -504,10 +510,17 @@ std::optional<SquareList> SubtableIndex::decode(std::uint64_t index) const {
       rest %= group_factor_[std::size_t(g)];
     }
   }
+}
 
-  int sq[kMaxPieces];
+void SubtableIndex::place(const std::uint64_t* digit, int from, int* sq) const {
+  const auto& t = tables();
+  const bool pawns = material_.has_pawns();
+  const bool both_pawns = pawns && material_.other_pawn_count() > 0;
+  const int lead_len = group_len_[0];
   const std::uint64_t lead = digit[0];
-  if (pawns) {
+  if (from > 0) {
+    // The leading group stands.
+  } else if (pawns) {
     int lead_square = -1;
     for (int r = 6; r >= 1 && lead_square < 0; --r)
       if (std::uint64_t(t.lead_pawn_base[lead_len][r * 8 + file_]) <= lead) lead_square = r * 8 + file_;
@@ -555,7 +568,8 @@ std::optional<SquareList> SubtableIndex::decode(std::uint64_t index) const {
   }
 
   int start = lead_len;
-  for (int g = 1; g < groups_; ++g) {
+  for (int g = 1; g < from; ++g) start += group_len_[std::size_t(g)];
+  for (int g = std::max(from, 1); g < groups_; ++g) {
     const int len = group_len_[std::size_t(g)];
     const bool pawn_group = g == 1 && both_pawns;
     int c[kMaxPieces];
@@ -566,10 +580,35 @@ std::optional<SquareList> SubtableIndex::decode(std::uint64_t index) const {
     for (int i = 0; i < len; ++i) sq[start + i] = skip_taken(c[i] + (pawn_group ? 8 : 0), taken, start);
     start += len;
   }
+}
 
-  SquareList out{};
-  for (int i = 0; i < count_; ++i) out[std::size_t(i)] = Square(sq[i]);
-  return out;
+SubtableWalk::SubtableWalk(const SubtableIndex& sub, std::uint64_t index) : sub_(&sub), index_(index) {
+  assert(index < sub.size());
+  sub.digits_of(index, digit_.data());
+  sub.place(digit_.data(), 0, sq_);
+  publish(0);
+}
+
+void SubtableWalk::next() {
+  assert(index_ + 1 < sub_->size());
+  ++index_;
+  // Add one to the least significant digit, carrying; the lowest group in piece order that changed
+  // is where placing starts again.
+  int from = kMaxPieces;
+  for (int k = 0; k < sub_->groups_; ++k) {
+    const int g = sub_->slot_group_[std::size_t(k)];
+    from = std::min(from, g);
+    if (++digit_[std::size_t(g)] < sub_->group_radix_[std::size_t(g)]) break;
+    digit_[std::size_t(g)] = 0;
+  }
+  sub_->place(digit_.data(), from, sq_);
+  publish(from);
+}
+
+void SubtableWalk::publish(int from) {
+  int first = 0;
+  for (int g = 0; g < from; ++g) first += sub_->group_len_[std::size_t(g)];
+  for (int i = first; i < sub_->count_; ++i) squares_[std::size_t(i)] = Square(sq_[i]);
 }
 
 // ---------------------------------------------------------------------------------------------------

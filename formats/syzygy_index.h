@@ -146,10 +146,17 @@ class SubtableIndex {
   [[nodiscard]] std::optional<SquareList> decode(std::uint64_t index) const;
 
  private:
+  friend class SubtableWalk;
+  // An index's digit of each group (index < size()).
+  void digits_of(std::uint64_t index, std::uint64_t* digit) const;
+  // Places the groups from `from` on, by their digits, into sq (the groups before `from` placed).
+  void place(const std::uint64_t* digit, int from, int* sq) const;
+
   TableMaterial material_;
   PieceList pieces_{};
   std::array<int, kMaxPieces + 1> group_len_{};
   std::array<std::uint64_t, kMaxPieces + 1> group_factor_{};
+  std::array<std::uint64_t, kMaxPieces + 1> group_radix_{};  // values of each group's digit
   std::array<std::int8_t, kMaxPieces + 1> slot_group_{};  // group of each slot, least significant first
   std::uint64_t size_ = 0;
   int count_ = 0;
@@ -157,6 +164,28 @@ class SubtableIndex {
   int order0_ = 0;
   int order1_ = 0xF;
   int file_ = 0;
+};
+
+// The placements of consecutive indices of one subtable, each made from the one before: a step
+// places again only the groups whose digit changed and those after them in piece order (whose
+// squares skip theirs). squares() is decode(index()).
+class SubtableWalk {
+ public:
+  // Precondition: index < sub.size(); sub outlives the walk.
+  SubtableWalk(const SubtableIndex& sub, std::uint64_t index);
+  [[nodiscard]] std::uint64_t index() const { return index_; }
+  [[nodiscard]] const SquareList& squares() const { return squares_; }
+  // On to index() + 1. Precondition: index() + 1 < size().
+  void next();
+
+ private:
+  void publish(int from);
+
+  const SubtableIndex* sub_;
+  std::uint64_t index_;
+  std::array<std::uint64_t, kMaxPieces + 1> digit_{};
+  int sq_[kMaxPieces] = {};
+  SquareList squares_{};
 };
 
 // All subtables of one file: sides() x files() SubtableIndex values.

@@ -56,10 +56,10 @@ class SlotCoder {
   SlotCoder(const DtzTable& table, const DtzSet& subtables, bool flip)
       : table_(table), subtables_(subtables), flip_(flip) {}
 
-  // Both files' codes of a subtable's index (don't-cares where the placement is no legal position),
-  // from one board and one pass over its legal moves.
-  SlotCodes codes_at(const sz::SubtableIndex& sub, int side, std::uint64_t index) const {
-    const auto b = board_at(sub, side, index);
+  // Both files' codes of a subtable's placement (don't-cares where it is no legal position), from
+  // one board and one pass over its legal moves.
+  SlotCodes codes_of(const sz::SubtableIndex& sub, int side, const sz::SquareList& squares) const {
+    const auto b = board_of(sub, side, squares);
     if (!b) return {};
     ZeroingSearch captures, zeroing;
     search(*b, captures, zeroing);
@@ -77,16 +77,14 @@ class SlotCoder {
   }
 
  private:
-  // The board of a subtable's index (table orientation as Syzygy's), in our orientation, or
+  // The board of a subtable's placement (table orientation as Syzygy's), in our orientation, or
   // nullopt for a placement that is no legal position.
-  std::optional<Board> board_at(const sz::SubtableIndex& sub, int side, std::uint64_t index) const {
-    const auto squares = sub.decode(index);
-    if (!squares) return std::nullopt;
+  std::optional<Board> board_of(const sz::SubtableIndex& sub, int side, const sz::SquareList& squares) const {
     Board b;
     for (int k = 0; k < sub.piece_count(); ++k) {
       const Piece p = sub.piece(k);
-      if (b.occupied() & (*squares)[std::size_t(k)].bb()) return std::nullopt;
-      b.put(p.color(), p.type(), (*squares)[std::size_t(k)]);
+      if (b.occupied() & squares[std::size_t(k)].bb()) return std::nullopt;
+      b.put(p.color(), p.type(), squares[std::size_t(k)]);
     }
     b.side = Color(side);
     if (flip_) b = color_flipped(b);
@@ -134,6 +132,20 @@ class SubtableCache {
   std::span<const Code> get(int side, int file, std::uint64_t size, tbb::task_arena& arena, Compute&& compute) {
     return get_ranges(side, file, size, arena, [&](std::uint64_t first, std::span<Code> out) {
       for (std::size_t k = 0; k < out.size(); ++k) out[k] = compute(first + k);
+    });
+  }
+
+  // The same, the code of each index computed from its placement in `sub`.
+  template <class Compute>
+  std::span<const Code> get_placed(const sz::SubtableIndex& sub, int side, int file, tbb::task_arena& arena,
+                                   Compute&& compute) {
+    return get_ranges(side, file, sub.size(), arena, [&](std::uint64_t first, std::span<Code> out) {
+      sz::SubtableWalk walk(sub, first);
+      for (std::size_t k = 0;;) {
+        out[k] = compute(first + k, walk.squares());
+        if (++k == out.size()) break;
+        walk.next();
+      }
     });
   }
 
@@ -204,13 +216,12 @@ class OrderMap {
     for (int k = 0; k < to.piece_count(); ++k) identity_ = identity_ && from.piece(k) == to.piece(k);
   }
   [[nodiscard]] bool identity() const { return identity_; }
-  // nullopt for an index whose placement the target cannot encode (no legal position).
-  [[nodiscard]] std::optional<std::uint64_t> operator()(std::uint64_t i) const {
-    const auto squares = from_.decode(i);
-    if (!squares) return std::nullopt;
+  [[nodiscard]] const sz::SubtableIndex& from() const { return from_; }
+  // The target index of a placement in `from`'s order, nullopt when the target cannot encode it (no
+  // legal position).
+  [[nodiscard]] std::optional<std::uint64_t> operator()(const sz::SquareList& squares) const {
     sz::SquareList ordered{};
-    for (int k = 0; k < to_.piece_count(); ++k)
-      ordered[std::size_t(k)] = (*squares)[std::size_t(source_[std::size_t(k)])];
+    for (int k = 0; k < to_.piece_count(); ++k) ordered[std::size_t(k)] = squares[std::size_t(source_[std::size_t(k)])];
     return to_.encode(std::span(ordered).first(std::size_t(to_.piece_count())));
   }
 
@@ -235,10 +246,13 @@ void copy_mapped(const OrderMap& map, std::span<const Code> codes, std::uint64_t
   constexpr std::size_t kBatch = 32;
   constexpr std::uint64_t kNone = std::numeric_limits<std::uint64_t>::max();
   std::array<std::uint64_t, kBatch> at;
+  if (out.empty()) return;
+  sz::SubtableWalk walk(map.from(), begin);
   for (std::size_t k0 = 0; k0 < out.size(); k0 += kBatch) {
     const std::size_t n = std::min(kBatch, out.size() - k0);
     for (std::size_t t = 0; t < n; ++t) {
-      const auto j = map(begin + k0 + t);
+      if (k0 + t > 0) walk.next();
+      const auto j = map(walk.squares());
       at[t] = j ? *j : kNone;
       if (j) __builtin_prefetch(codes.data() + *j);
     }
@@ -328,8 +342,8 @@ Result<SyzygyFiles> write_syzygy_files(const std::filesystem::path& dir, const D
     // Codes already held are returned as they are (the DTZ ones then too).
     const bool share = same_order && !wdl_cache.contains(side, file, sub.size());
     const std::span<sz::DtzSlot> dtz = share ? dtz_cache.reserve(side, file, sub.size()) : std::span<sz::DtzSlot>{};
-    return wdl_cache.get(side, file, sub.size(), arena, [&](std::uint64_t i) {
-      const SlotCodes c = coder.codes_at(sub, side, i);
+    return wdl_cache.get_placed(sub, side, file, arena, [&](std::uint64_t i, const sz::SquareList& squares) {
+      const SlotCodes c = coder.codes_of(sub, side, squares);
       if (!dtz.empty()) dtz[i] = c.dtz;
       return c.wdl;
     });
@@ -364,8 +378,9 @@ Result<SyzygyFiles> write_syzygy_files(const std::filesystem::path& dir, const D
 
   const auto dtz_codes = [&](int side, int file) {
     const sz::SubtableIndex& sub = dtz_computed->at(side, file);
-    return dtz_cache.get(side, file, sub.size(), arena,
-                         [&](std::uint64_t i) { return coder.codes_at(sub, side, i).dtz; });
+    return dtz_cache.get_placed(sub, side, file, arena, [&](std::uint64_t, const sz::SquareList& squares) {
+      return coder.codes_of(sub, side, squares).dtz;
+    });
   };
   // An order per side to move (the encoder keeps the smaller side per lead file, with its order);
   // symmetric materials store white only. Where one side's best sample is clearly the smaller, the
