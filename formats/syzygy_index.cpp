@@ -2,6 +2,7 @@
 #include "formats/syzygy_index.h"
 
 #include <algorithm>
+#include <bit>
 #include <cassert>
 #include <limits>
 #include <string>
@@ -146,6 +147,17 @@ int skip_taken(int c, const int* taken, int count) {
   for (int i = 0; i < count; ++i)
     if (taken[i] <= s) ++s;
   return s;
+}
+
+// The square of rank c among those not in `taken` (c < 64 - popcount(taken)), as skip_taken: the
+// least fixed point of s = c + |taken squares <= s|, reached from below.
+int nth_free(int c, std::uint64_t taken) {
+  for (int s = c;;) {
+    const std::uint64_t upto = s >= 63 ? ~std::uint64_t{0} : (std::uint64_t{2} << s) - 1;
+    const int next = c + std::popcount(taken & upto);
+    if (next == s) return s;
+    s = next;
+  }
 }
 
 bool is_pawn(Piece p) { return p.type() == PieceType::kPawn; }
@@ -466,15 +478,16 @@ std::optional<std::uint64_t> SubtableIndex::encode(std::span<const Square> squar
   std::uint64_t index = lead_value * group_factor_[0];
   const bool both_pawns = pawns && material_.other_pawn_count() > 0;
   int start = lead_len;
+  std::uint64_t taken = 0;
+  for (int i = 0; i < start; ++i) taken |= std::uint64_t{1} << sq[i];
   for (int g = 1; g < groups_; ++g) {
     const int len = group_len_[std::size_t(g)];
     sort_small(sq + start, sq + start + len);
     int c[kMaxPieces];
-    for (int i = 0; i < len; ++i) {
-      int adjust = 0;
-      for (int j = 0; j < start; ++j) adjust += sq[start + i] > sq[j];
-      c[i] = sq[start + i] - adjust - (g == 1 && both_pawns ? 8 : 0);
-    }
+    // A square's rank among those the earlier groups leave free.
+    for (int i = 0; i < len; ++i)
+      c[i] = sq[start + i] - std::popcount(taken & ((std::uint64_t{1} << sq[start + i]) - 1)) - (g == 1 && both_pawns ? 8 : 0);
+    for (int i = 0; i < len; ++i) taken |= std::uint64_t{1} << sq[start + i];
     index += rank_combination(c, len) * group_factor_[std::size_t(g)];
     start += len;
   }
@@ -569,15 +582,15 @@ void SubtableIndex::place(const std::uint64_t* digit, int from, int* sq) const {
 
   int start = lead_len;
   for (int g = 1; g < from; ++g) start += group_len_[std::size_t(g)];
+  std::uint64_t taken = 0;
+  for (int i = 0; i < start; ++i) taken |= std::uint64_t{1} << sq[i];
   for (int g = std::max(from, 1); g < groups_; ++g) {
     const int len = group_len_[std::size_t(g)];
     const bool pawn_group = g == 1 && both_pawns;
     int c[kMaxPieces];
     unrank_combination(digit[std::size_t(g)], len, pawn_group ? 48 - lead_len : 64 - start, c);
-    int taken[kMaxPieces];
-    std::copy(sq, sq + start, taken);
-    sort_small(taken, taken + start);
-    for (int i = 0; i < len; ++i) sq[start + i] = skip_taken(c[i] + (pawn_group ? 8 : 0), taken, start);
+    for (int i = 0; i < len; ++i) sq[start + i] = nth_free(c[i] + (pawn_group ? 8 : 0), taken);
+    for (int i = 0; i < len; ++i) taken |= std::uint64_t{1} << sq[start + i];
     start += len;
   }
 }
