@@ -411,50 +411,57 @@ std::optional<SquareList> SubtableIndex::arrange(const OrientedPosition& op) con
 }
 
 std::optional<std::uint64_t> SubtableIndex::encode(std::span<const Square> squares) const {
-  if (int(squares.size()) != count_) return std::nullopt;
+  const std::uint64_t index = encode_or_none(squares);
+  if (index == kNoIndex) return std::nullopt;
+  return index;
+}
+
+std::uint64_t SubtableIndex::encode_or_none(std::span<const Square> squares) const {
+  if (int(squares.size()) != count_) return kNoIndex;
   const auto& t = tables();
-  int sq[kMaxPieces];
   chess::Bitboard occupied = 0;
   for (int i = 0; i < count_; ++i) {
     const Square s = squares[std::size_t(i)];
-    if (s.is_none() || (occupied & s.bb())) return std::nullopt;
+    if (s.is_none() || (occupied & s.bb())) return kNoIndex;
     occupied |= s.bb();
-    sq[i] = s.index();
-    if (is_pawn(pieces_[std::size_t(i)]) && (sq[i] < 8 || sq[i] >= 56)) return std::nullopt;
+    if (is_pawn(pieces_[std::size_t(i)]) && (s.index() < 8 || s.index() >= 56)) return kNoIndex;
   }
   const bool pawns = material_.has_pawns();
   const int lead_len = group_len_[0];
   std::uint64_t lead_value = 0;
+  // The squares in the table's normal form, each written once: the symmetry is decided from the
+  // leading men first (rewriting the array in place costs store-forwarding stalls).
+  int sq[kMaxPieces];
+  const auto at = [&](int i) { return squares[std::size_t(i)].index(); };
 
   if (pawns) {
     // The leading pawn is the one of highest pawn_rank_of; it decides the file mirror.
     int best = 0;
     for (int i = 1; i < lead_len; ++i)
-      if (t.pawn_rank_of[sq[i]] > t.pawn_rank_of[sq[best]]) best = i;
+      if (t.pawn_rank_of[at(i)] > t.pawn_rank_of[at(best)]) best = i;
+    const int mirror = (at(best) & 7) > 3 ? 7 : 0;
+    for (int i = 0; i < count_; ++i) sq[i] = at(i) ^ mirror;
     std::swap(sq[0], sq[best]);
-    if ((sq[0] & 7) > 3)
-      for (int i = 0; i < count_; ++i) sq[i] ^= 7;
-    if ((sq[0] & 7) != file_) return std::nullopt;
+    if ((sq[0] & 7) != file_) return kNoIndex;
     sort_small(sq + 1, sq + lead_len, [&](int a, int b) { return t.pawn_rank_of[a] < t.pawn_rank_of[b]; });
     int ranks[kMaxPieces];
     for (int i = 1; i < lead_len; ++i) ranks[i - 1] = t.pawn_rank_of[sq[i]];
     lead_value = std::uint64_t(t.lead_pawn_base[lead_len][sq[0]]) + rank_combination(ranks, lead_len - 1);
   } else {
-    if ((sq[0] & 7) > 3)
-      for (int i = 0; i < count_; ++i) sq[i] ^= 7;
-    if ((sq[0] >> 3) > 3)
-      for (int i = 0; i < count_; ++i) sq[i] ^= 56;
-    // The first leading piece off the a1-h8 diagonal must lie below it.
+    const int mirror = ((at(0) & 7) > 3 ? 7 : 0) | ((at(0) >> 3) > 3 ? 56 : 0);
+    // The first leading piece off the a1-h8 diagonal must lie below it (the pieces before it lie on
+    // the diagonal, which the flip leaves alone).
+    bool flip = false;
     for (int i = 0; i < lead_len; ++i) {
-      const int off = diagonal_offset(sq[i]);
+      const int off = diagonal_offset(at(i) ^ mirror);
       if (off == 0) continue;
-      if (off > 0)
-        for (int j = i; j < count_; ++j) sq[j] = flip_diagonal(sq[j]);
+      flip = off > 0;
       break;
     }
+    for (int i = 0; i < count_; ++i) sq[i] = flip ? flip_diagonal(at(i) ^ mirror) : at(i) ^ mirror;
     if (lead_len == 2) {
       const int code = t.kings[t.triangle[sq[0]]][sq[1]];
-      if (code < 0) return std::nullopt;
+      if (code < 0) return kNoIndex;
       lead_value = std::uint64_t(code);
     } else {
       const int adjust1 = sq[1] > sq[0];

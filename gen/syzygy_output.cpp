@@ -217,12 +217,12 @@ class OrderMap {
   }
   [[nodiscard]] bool identity() const { return identity_; }
   [[nodiscard]] const sz::SubtableIndex& from() const { return from_; }
-  // The target index of a placement in `from`'s order, nullopt when the target cannot encode it (no
+  // The target index of a placement in `from`'s order, kNoIndex when the target cannot encode it (no
   // legal position).
-  [[nodiscard]] std::optional<std::uint64_t> operator()(const sz::SquareList& squares) const {
+  [[nodiscard]] std::uint64_t operator()(const sz::SquareList& squares) const {
     sz::SquareList ordered{};
     for (int k = 0; k < to_.piece_count(); ++k) ordered[std::size_t(k)] = squares[std::size_t(source_[std::size_t(k)])];
-    return to_.encode(std::span(ordered).first(std::size_t(to_.piece_count())));
+    return to_.encode_or_none(std::span(ordered).first(std::size_t(to_.piece_count())));
   }
 
  private:
@@ -244,7 +244,6 @@ void copy_mapped(const OrderMap& map, std::span<const Code> codes, std::uint64_t
   // cache and TLB miss in turn. Indices are mapped a batch at a time and their codes prefetched, so
   // the misses overlap one another and the next batch's index arithmetic.
   constexpr std::size_t kBatch = 32;
-  constexpr std::uint64_t kNone = std::numeric_limits<std::uint64_t>::max();
   std::array<std::uint64_t, kBatch> at;
   if (out.empty()) return;
   sz::SubtableWalk walk(map.from(), begin);
@@ -252,11 +251,10 @@ void copy_mapped(const OrderMap& map, std::span<const Code> codes, std::uint64_t
     const std::size_t n = std::min(kBatch, out.size() - k0);
     for (std::size_t t = 0; t < n; ++t) {
       if (k0 + t > 0) walk.next();
-      const auto j = map(walk.squares());
-      at[t] = j ? *j : kNone;
-      if (j) __builtin_prefetch(codes.data() + *j);
+      at[t] = map(walk.squares());
+      if (at[t] != sz::SubtableIndex::kNoIndex) __builtin_prefetch(codes.data() + at[t]);
     }
-    for (std::size_t t = 0; t < n; ++t) out[k0 + t] = at[t] == kNone ? dont_care : codes[at[t]];
+    for (std::size_t t = 0; t < n; ++t) out[k0 + t] = at[t] == sz::SubtableIndex::kNoIndex ? dont_care : codes[at[t]];
   }
 }
 
