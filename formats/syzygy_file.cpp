@@ -398,9 +398,10 @@ Result<int> SyzygyFile::wdl(const OrientedPosition& op) const {
   const int file = lead_file(index_.material, op);
   const SubtableIndex& sub = index_.at(op.side, file);
   const auto squares = sub.arrange(op);
-  const auto idx = squares ? sub.encode(std::span(*squares).first(std::size_t(sub.piece_count()))) : std::nullopt;
-  if (!idx) return make_error(ErrorCode::kInvalidArgument, name_ + ": position has no index in this table");
-  auto value = decompress(layout(op.side, file), *idx);
+  const std::uint64_t idx =
+      squares ? sub.encode_or_none(std::span(*squares).first(std::size_t(sub.piece_count()))) : SubtableIndex::kNoIndex;
+  if (idx == SubtableIndex::kNoIndex) return make_error(ErrorCode::kInvalidArgument, name_ + ": position has no index in this table");
+  auto value = decompress(layout(op.side, file), idx);
   if (!value) return value.error();
   if (*value > 4) return corrupt(layout(op.side, file).tree, "stored WDL value " + std::to_string(*value) + " > 4");
   return *value - 2;
@@ -424,9 +425,10 @@ Result<DtzEntry> SyzygyFile::dtz(const OrientedPosition& op, int wdl) const {
   if (!stored) return DtzEntry{};
   const SubtableIndex& sub = index_.at(0, file);
   const auto squares = sub.arrange(op);
-  const auto idx = squares ? sub.encode(std::span(*squares).first(std::size_t(sub.piece_count()))) : std::nullopt;
-  if (!idx) return make_error(ErrorCode::kInvalidArgument, name_ + ": position has no index in this table");
-  auto raw = decompress(layout(0, file), *idx);
+  const std::uint64_t idx =
+      squares ? sub.encode_or_none(std::span(*squares).first(std::size_t(sub.piece_count()))) : SubtableIndex::kNoIndex;
+  if (idx == SubtableIndex::kNoIndex) return make_error(ErrorCode::kInvalidArgument, name_ + ": position has no index in this table");
+  auto raw = decompress(layout(0, file), idx);
   if (!raw) return raw.error();
   auto plies = map_dtz(file, *raw, wdl);
   if (!plies) return plies.error();
