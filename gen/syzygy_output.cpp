@@ -140,6 +140,7 @@ class SubtableCache {
   std::span<const Code> get_placed(const sz::SubtableIndex& sub, int side, int file, tbb::task_arena& arena,
                                    Compute&& compute) {
     return get_ranges(side, file, sub.size(), arena, [&](std::uint64_t first, std::span<Code> out) {
+      if (out.empty()) return;
       sz::SubtableWalk walk(sub, first);
       for (std::size_t k = 0;;) {
         out[k] = compute(first + k, walk.squares());
