@@ -141,16 +141,8 @@ void unrank_combination(std::uint64_t n, int k, int universe, int* c) {
   }
 }
 
-// The square whose rank among the squares not in `taken` (sorted ascending) is c.
-int skip_taken(int c, const int* taken, int count) {
-  int s = c;
-  for (int i = 0; i < count; ++i)
-    if (taken[i] <= s) ++s;
-  return s;
-}
-
-// The square of rank c among those not in `taken` (c < 64 - popcount(taken)), as skip_taken: the
-// least fixed point of s = c + |taken squares <= s|, reached from below.
+// The square of rank c among those not in `taken` (c < 64 - popcount(taken)): the least fixed point
+// of s = c + |taken squares <= s|, reached from below.
 int nth_free(int c, std::uint64_t taken) {
   for (int s = c;;) {
     const std::uint64_t upto = s >= 63 ? ~std::uint64_t{0} : (std::uint64_t{2} << s) - 1;
@@ -554,10 +546,7 @@ void SubtableIndex::place(const std::uint64_t* digit, int from, int* sq) const {
     sq[1] = t.kings_square[lead][1];
   } else {
     const int v = int(lead);
-    const auto place_third = [&](int c) {
-      int taken[2] = {std::min(sq[0], sq[1]), std::max(sq[0], sq[1])};
-      return skip_taken(c, taken, 2);
-    };
+    const auto place_third = [&](int c) { return nth_free(c, (std::uint64_t{1} << sq[0]) | (std::uint64_t{1} << sq[1])); };
     if (v < kTriangleOff) {
       sq[0] = t.triangle_square[v / (63 * 62)];
       const int a = v / 62 % 63;
@@ -580,10 +569,9 @@ void SubtableIndex::place(const std::uint64_t* digit, int from, int* sq) const {
       const int r0 = r / 42;
       const int a = r / 6 % 7;
       const int r1 = a + (a >= r0);
-      int taken[2] = {std::min(r0, r1), std::max(r0, r1)};
       sq[0] = r0 * 9;
       sq[1] = r1 * 9;
-      sq[2] = skip_taken(r % 6, taken, 2) * 9;
+      sq[2] = nth_free(r % 6, (std::uint64_t{1} << r0) | (std::uint64_t{1} << r1)) * 9;
     }
   }
 

@@ -128,14 +128,7 @@ class SubtableCache {
  public:
   explicit SubtableCache(bool keep_all) : keep_all_(keep_all) {}
 
-  template <class Compute>
-  std::span<const Code> get(int side, int file, std::uint64_t size, tbb::task_arena& arena, Compute&& compute) {
-    return get_ranges(side, file, size, arena, [&](std::uint64_t first, std::span<Code> out) {
-      for (std::size_t k = 0; k < out.size(); ++k) out[k] = compute(first + k);
-    });
-  }
-
-  // The same, the code of each index computed from its placement in `sub`.
+  // A subtable's codes, the code of each index computed from its placement in `sub`.
   template <class Compute>
   std::span<const Code> get_placed(const sz::SubtableIndex& sub, int side, int file, tbb::task_arena& arena,
                                    Compute&& compute) {
@@ -154,12 +147,10 @@ class SubtableCache {
   // index first + k.
   template <class Fill>
   std::span<const Code> get_ranges(int side, int file, std::uint64_t size, tbb::task_arena& arena, Fill&& fill) {
-    const int key = file * 2 + side;
-    for (const Entry& e : entries_)
-      if (e.key == key && e.codes.size() == size) return e.codes;
+    if (const auto codes = held(side, file, size); !codes.empty()) return codes;
     if (!keep_all_) entries_.clear();
     Entry& e = entries_.emplace_back();
-    e.key = key;
+    e.key = file * 2 + side;
     e.codes.assign(size, Code{});
     parallel_chunks(arena, size, kChunk, [&](std::uint64_t first, std::uint64_t last) {
       fill(first, std::span<Code>(e.codes).subspan(first, last - first));
@@ -167,11 +158,14 @@ class SubtableCache {
     return e.codes;
   }
 
-  [[nodiscard]] bool contains(int side, int file, std::uint64_t size) const {
+  // The codes of a subtable already held, or none.
+  [[nodiscard]] std::span<const Code> held(int side, int file, std::uint64_t size) const {
     const int key = file * 2 + side;
-    return std::any_of(entries_.begin(), entries_.end(),
-                       [&](const Entry& e) { return e.key == key && e.codes.size() == size; });
+    for (const Entry& e : entries_)
+      if (e.key == key && e.codes.size() == size) return e.codes;
+    return {};
   }
+  [[nodiscard]] bool contains(int side, int file, std::uint64_t size) const { return !held(side, file, size).empty(); }
 
   // Room for a subtable's codes, to be filled by the caller before any get() of it (a get() then
   // returns them); nothing when they are already held.
@@ -421,8 +415,8 @@ Result<SyzygyFiles> write_syzygy_files(const std::filesystem::path& dir, const D
     std::span<const sz::DtzSlot> codes;
     if (map.identity()) {
       codes = dtz_codes(side, file);
-    } else if (dtz_ordered.contains(side, file, sub.size())) {
-      codes = dtz_ordered.get(side, file, sub.size(), arena, [](std::uint64_t) { return sz::DtzSlot{}; });
+    } else if (const auto ordered = dtz_ordered.held(side, file, sub.size()); !ordered.empty()) {
+      codes = ordered;
     } else {
       const auto computed_codes = dtz_codes(side, file);
       codes = dtz_ordered.get_ranges(side, file, sub.size(), arena, [&](std::uint64_t first, std::span<sz::DtzSlot> range) {
