@@ -31,6 +31,7 @@ pairs::StreamOptions stream_options(int max_block_log2, const EncodeOptions& opt
   pairs::StreamOptions out;
   out.min_pair_frequency = options.min_pair_frequency;
   out.max_block_log2 = max_block_log2;
+  out.parallel = options.parallel;
   return out;
 }
 

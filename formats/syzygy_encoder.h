@@ -58,6 +58,10 @@ struct DtzSlot {
 using WdlFill = std::function<void(int side, int file, std::uint64_t begin, std::span<std::uint8_t> out)>;
 using DtzFill = std::function<void(int side, int file, std::uint64_t begin, std::span<DtzSlot> out)>;
 
+// Runs body(task) for every task in [0, tasks), perhaps several at once, and returns when all are
+// done. The encoder's output never depends on how tasks are spread over threads.
+using ParallelFor = std::function<void(std::size_t tasks, const std::function<void(std::size_t task)>& body)>;
+
 struct EncodeOptions {
   // A pair becomes a symbol only if it occurs at least this often (Syzygy's default is 8).
   int min_pair_frequency = 8;
@@ -74,6 +78,9 @@ struct EncodeOptions {
   // verdict); these only force it.
   bool force_win_plies = false;
   bool force_loss_plies = false;
+  // Where the pair rounds of a large subtable may run their parts side by side; empty: in the calling
+  // thread. The files are the same either way.
+  ParallelFor parallel;
 };
 
 // One compressed subtable: the compression record (flags through the pair tree, padded to an even

@@ -38,16 +38,16 @@ struct PairCandidate {
 // cache where a count x count grid misses on nearly every increment.
 class PairCounts {
  public:
-  void add(std::uint32_t pair) {
+  void add(std::uint32_t pair, std::uint64_t n = 1) {
     const std::uint64_t tag = std::uint64_t(pair + 1) << kCountBits;
     for (std::size_t i = slot_of(pair);; i = (i + 1) & mask_) {
       std::uint64_t& e = table_[i];
       if ((e & ~kCountMask) == tag) {
-        ++e;
+        e += n;
         return;
       }
       if (e == 0) {
-        e = tag | 1;
+        e = tag | n;
         if (++used_ * 2 > table_.size()) grow();
         return;
       }
@@ -91,20 +91,75 @@ class PairCounts {
   std::size_t used_ = 0;
 };
 
+// A stream cut into parts for the pair rounds run in parallel: part t holds the symbols starting in
+// [starts[t], starts[t + 1]), starts[t] being the first symbol at or after t * n / parts.
+constexpr std::uint64_t kValuesPerPart = std::uint64_t{1} << 18;
+constexpr std::size_t kMaxParts = 16;
+
 // Recursive pairing: each round counts adjacent symbol pairs, turns up to kPairsPerRound of the most
-// frequent ones that cannot overlap each other into new symbols and rewrites the stream, until no
-// pair reaches min_frequency or the symbol space is full.
+// frequent ones that cannot overlap each other into new symbols and rewrites the stream from left to
+// right, until no pair reaches min_frequency or the symbol space is full.
+//
+// The parts are counted and rewritten side by side, with the same result as one pass from the start.
+// The chosen pairs never share a symbol as the first of one and the second of another, except a pair
+// of twins (x, x), whose x is in no other chosen pair. So every symbol a rewrite meets starts a pair
+// or stands alone by itself, except in a run of twins, which pairs from the run's first x: whether
+// the symbol opening a part is taken as the second of a pair follows from the symbols before the cut,
+// and from the length of the run of equal symbols there, which the count noted. A part reads the
+// symbol opening the next from a copy taken before the round, and a pair over a cut is written after
+// the parts, so no part touches another's bytes.
 template <class T>
-void build_pair_symbols(SymbolStream<T>& s, std::vector<SymbolDef>& defs, int min_frequency) {
+void build_pair_symbols(SymbolStream<T>& s, std::vector<SymbolDef>& defs, int min_frequency,
+                        const ParallelFor& parallel) {
   const std::uint64_t n = s.size();
+  // Without a parallel loop, one part: the plain left-to-right pass the parts must reproduce.
+  const std::size_t parts = parallel ? std::size_t(std::clamp<std::uint64_t>(n / kValuesPerPart, 1, kMaxParts)) : 1;
+  std::vector<std::uint64_t> starts(parts + 1);
+  for (std::size_t t = 0; t <= parts; ++t) starts[t] = n * t / parts;
+  const auto each_part = [&](const std::function<void(std::size_t)>& body) {
+    if (parts > 1) {
+      parallel(parts, body);
+    } else {
+      for (std::size_t t = 0; t < parts; ++t) body(t);
+    }
+  };
+  // Per part: the symbol opening the next (-1 past the end); its own last symbol, how many equal
+  // symbols end it, and whether they are all of it; whether its first symbol is a pair's second.
+  std::vector<int> opening(parts), last(parts);
+  std::vector<std::uint64_t> run(parts);
+  std::vector<char> whole(parts), taken(parts);
+  std::vector<PairCounts> part_counts(parts);
   PairCounts counts;
   while (int(defs.size()) < kMaxSymbols && n > 1) {
     const std::size_t count = defs.size();
-    int previous = -1;
-    for_each_symbol(s, defs, [&](std::uint64_t, int sym) {
-      if (previous >= 0) counts.add(std::uint32_t(std::size_t(previous) * count + std::size_t(sym)));
-      previous = sym;
+    for (std::size_t t = 0; t < parts; ++t) opening[t] = starts[t + 1] < n ? s.at(starts[t + 1]) : -1;
+    each_part([&](std::size_t t) {
+      int previous = -1;
+      std::uint64_t equal = 0;
+      bool all_equal = true;
+      for (std::uint64_t i = starts[t]; i < starts[t + 1];) {
+        const int sym = s.at(i);
+        if (previous >= 0) part_counts[t].add(std::uint32_t(std::size_t(previous) * count + std::size_t(sym)));
+        if (sym == previous) {
+          ++equal;
+        } else {
+          all_equal = previous < 0;
+          equal = 1;
+        }
+        previous = sym;
+        i += defs[std::size_t(sym)].expansion;
+      }
+      if (previous >= 0 && opening[t] >= 0)
+        part_counts[t].add(std::uint32_t(std::size_t(previous) * count + std::size_t(opening[t])));
+      last[t] = previous;
+      run[t] = equal;
+      whole[t] = all_equal;
     });
+    if (parts == 1) {
+      std::swap(counts, part_counts[0]);
+    } else {
+      for (PairCounts& c : part_counts) c.drain([&](std::uint32_t pair, std::uint64_t f) { counts.add(pair, f); });
+    }
 
     std::vector<PairCandidate> candidates;
     counts.drain([&](std::uint32_t pair, std::uint64_t f) {
@@ -123,37 +178,70 @@ void build_pair_symbols(SymbolStream<T>& s, std::vector<SymbolDef>& defs, int mi
     // A pair may not start with a symbol that ends a more frequent chosen pair, nor end with one that
     // starts one: then every occurrence is unambiguous in a left-to-right rewrite.
     const std::size_t budget = std::min<std::size_t>(kPairsPerRound, std::size_t(kMaxSymbols) - count);
-    std::vector<char> starts(count, 0), ends(count, 0);
+    std::vector<char> starts_pair(count, 0), ends_pair(count, 0);
     std::vector<int> head(count, -1), next;
     std::vector<PairCandidate> chosen;
     for (std::size_t i = 0; i < keep && chosen.size() < budget; ++i) {
       const PairCandidate& c = candidates[i];
-      if (!ends[std::size_t(c.first)] && !starts[std::size_t(c.second)]) {
+      if (!ends_pair[std::size_t(c.first)] && !starts_pair[std::size_t(c.second)]) {
         next.push_back(head[std::size_t(c.first)]);
         head[std::size_t(c.first)] = int(chosen.size());
         chosen.push_back(c);
       }
-      starts[std::size_t(c.first)] = 1;
-      ends[std::size_t(c.second)] = 1;
+      starts_pair[std::size_t(c.first)] = 1;
+      ends_pair[std::size_t(c.second)] = 1;
     }
     for (const PairCandidate& c : chosen)
       defs.push_back({std::uint16_t(c.first), std::uint16_t(c.second),
                       defs[std::size_t(c.first)].expansion + defs[std::size_t(c.second)].expansion});
 
-    for (std::uint64_t i = 0; i < n;) {
-      const int a = s.at(i);
-      const std::uint64_t j = i + defs[std::size_t(a)].expansion;
-      if (j < n && head[std::size_t(a)] >= 0) {
-        const int b = s.at(j);
-        int k = head[std::size_t(a)];
-        while (k >= 0 && chosen[std::size_t(k)].second != b) k = next[std::size_t(k)];
-        if (k >= 0) {
-          s.put(i, int(count) + k);
-          i = j + defs[std::size_t(b)].expansion;
-          continue;
-        }
+    // The chosen pair (first a, second b), or -1.
+    const auto pair_of = [&](int a, int b) {
+      int k = head[std::size_t(a)];
+      while (k >= 0 && chosen[std::size_t(k)].second != b) k = next[std::size_t(k)];
+      return k;
+    };
+    taken[0] = 0;
+    for (std::size_t t = 0; t + 1 < parts; ++t) {
+      const int a = last[t], b = opening[t];
+      bool pairs_over = pair_of(a, b) >= 0;
+      if (pairs_over && a == b) {
+        // Twins: the run of a's before the cut pairs from its first, so its last is a pair's first
+        // when the run's length is odd.
+        std::uint64_t length = run[t];
+        for (std::size_t u = t; whole[u] && u > 0 && last[u - 1] == a; --u) length += run[u - 1];
+        pairs_over = length % 2 == 1;
       }
-      i = j;
+      taken[t + 1] = pairs_over;
+    }
+    std::vector<std::pair<std::uint64_t, int>> across(parts, {0, -1});  // a pair over the cut after part t
+    each_part([&](std::size_t t) {
+      const std::uint64_t end = starts[t + 1];
+      std::uint64_t i = starts[t];
+      if (taken[t]) i += defs[std::size_t(s.at(i))].expansion;
+      while (i < end) {
+        const int a = s.at(i);
+        const std::uint64_t j = i + defs[std::size_t(a)].expansion;
+        if (j < n && head[std::size_t(a)] >= 0) {
+          const int b = j < end ? s.at(j) : opening[t];
+          if (const int k = pair_of(a, b); k >= 0) {
+            if (j < end) s.put(i, int(count) + k);
+            else across[t] = {i, k};
+            i = j + defs[std::size_t(b)].expansion;
+            continue;
+          }
+        }
+        i = j;
+      }
+    });
+    for (std::size_t t = 0; t + 1 < parts; ++t) {
+      assert((across[t].second >= 0) == bool(taken[t + 1]));
+      if (across[t].second < 0) continue;
+      s.put(across[t].first, int(count) + across[t].second);
+      // The next part now opens after the pair's second symbol: at most kMaxExpansion - 1 values past
+      // its cut, so a part never empties.
+      starts[t + 1] += defs[std::size_t(opening[t])].expansion;
+      assert(starts[t + 1] < starts[t + 2]);
     }
   }
 }
@@ -397,7 +485,7 @@ template <class T>
 CompressedSubtable compress_stream_of(SymbolStream<T>& s, std::vector<SymbolDef> defs, std::uint8_t flags,
                                       const StreamOptions& options) {
   const std::uint64_t n = s.size();
-  build_pair_symbols(s, defs, options.min_pair_frequency);
+  build_pair_symbols(s, defs, options.min_pair_frequency, options.parallel);
   std::vector<std::uint64_t> freq(defs.size(), 0);
   for_each_symbol(s, defs, [&](std::uint64_t, int sym) { ++freq[std::size_t(sym)]; });
   const CanonicalCode code = make_canonical_code(defs, freq);

@@ -296,6 +296,13 @@ Result<sz::TableIndex> table_index_of(const sz::TableMaterial& m, int sides,
   return sz::make_table_index(m, sides, orders, nibbles);
 }
 
+// The encoder's parallel loops, run in `arena`.
+sz::ParallelFor in_arena(tbb::task_arena& arena) {
+  return [&arena](std::size_t tasks, const std::function<void(std::size_t)>& body) {
+    parallel_each(arena, tasks, [&](std::uint64_t t) { body(std::size_t(t)); });
+  };
+}
+
 std::uint64_t bytes_of(const std::filesystem::path& p) {
   std::error_code ec;
   const auto n = std::filesystem::file_size(p, ec);
@@ -366,7 +373,9 @@ Result<SyzygyFiles> write_syzygy_files(const std::filesystem::path& dir, const D
   };
   SyzygyFiles out;
   const auto wdl_path = syzygy_path(dir, m, kWdlExtension);
-  if (auto st = sz::write_wdl_file(wdl_path, wdl_index, wdl_fill); !st) return st.error();
+  sz::EncodeOptions wdl_options;
+  wdl_options.parallel = in_arena(arena);
+  if (auto st = sz::write_wdl_file(wdl_path, wdl_index, wdl_fill, wdl_options); !st) return st.error();
   out.wdl_bytes = bytes_of(wdl_path);
 
   const auto dtz_codes = [&](int side, int file) {
@@ -381,6 +390,7 @@ Result<SyzygyFiles> write_syzygy_files(const std::filesystem::path& dir, const D
   // cost); where the samples are close, it compresses both and keeps the smaller.
   sz::TableIndex dtz_index = *dtz_computed;
   sz::EncodeOptions dtz_options;
+  dtz_options.parallel = in_arena(arena);
   if (options.choose_orders) {
     const int sides = tm->is_symmetric() ? 1 : 2;
     std::vector<sz::SubtableIndex> chosen;

@@ -4,12 +4,15 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <optional>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "chess/movegen.h"
@@ -476,4 +479,81 @@ TEST_CASE("Syzygy encoder: files are written atomically and open by name", "[syz
   REQUIRE_FALSE(bad.ok());
   CHECK(bad.error().code == tbkit::ErrorCode::kIo);
   std::filesystem::remove_all(dir);
+}
+
+namespace {
+
+// Runs every task on a thread of its own, all at once, the last started first.
+sz::ParallelFor encoder_threads() {
+  return [](std::size_t tasks, const std::function<void(std::size_t)>& body) {
+    std::vector<std::thread> threads;
+    for (std::size_t t = tasks; t-- > 0;) threads.emplace_back(body, t);
+    for (std::thread& th : threads) th.join();
+  };
+}
+
+bool same_compressed(const sz::CompressedSubtable& a, const sz::CompressedSubtable& b) {
+  return a.record == b.record && a.sparse_index == b.sparse_index && a.block_lengths == b.block_lengths &&
+         a.data == b.data && a.value_map == b.value_map;
+}
+
+// n values of short random runs, with a long run of `long_value` over each of the places the encoder
+// cuts a stream of n values into parts (n / 2^18 of them, at most 16, evenly spread): starting an
+// odd or even number of values before the place, 1 to 40,000, and ending up to 100,000 after it.
+template <class V, class Short>
+std::vector<V> runs_over_cuts(std::uint64_t n, std::uint32_t seed, V long_value, Short&& short_value) {
+  std::mt19937 rng(seed);
+  std::vector<V> v(n);
+  for (std::uint64_t i = 0; i < n;) {
+    const V x = short_value(rng);
+    for (std::uint64_t end = std::min(n, i + 1 + rng() % 30); i < end; ++i) v[i] = x;
+  }
+  const std::uint64_t parts = std::clamp<std::uint64_t>(n >> 18, 1, 16);
+  for (std::uint64_t t = 1; t < parts; ++t) {
+    const std::uint64_t cut = n * t / parts;
+    const std::uint64_t first = cut - (1 + rng() % 40'000), last = cut + rng() % 100'000;
+    std::fill(v.begin() + std::ptrdiff_t(first), v.begin() + std::ptrdiff_t(last), long_value);
+  }
+  return v;
+}
+
+}  // namespace
+
+TEST_CASE("Syzygy encoder: pair rounds in parallel parts compress exactly as in one pass", "[syzygy][encoder][threads]") {
+  // Over two million values the pair rounds work on seven parts side by side; long runs of one value
+  // over the cuts make twin pairs (x, x), whose pairing depends on the run's length before the cut.
+  constexpr std::uint64_t kValues = 2'000'000;
+  sz::EncodeOptions serial, parallel;
+  parallel.parallel = encoder_threads();
+  int pair_trees = 0;
+  for (std::uint32_t seed = 1; seed <= 3; ++seed) {
+    const auto wdl = runs_over_cuts<std::uint8_t>(kValues, seed, 2, [](std::mt19937& rng) {
+      return std::uint8_t(rng() % 5);
+    });
+    const sz::WdlFill wdl_fill = [&wdl](int, int, std::uint64_t begin, std::span<std::uint8_t> out) {
+      std::copy_n(wdl.begin() + std::ptrdiff_t(begin), out.size(), out.begin());
+    };
+    auto one = sz::compress_wdl_subtable(kValues, 0, 0, wdl_fill, 0, serial);
+    auto parts = sz::compress_wdl_subtable(kValues, 0, 0, wdl_fill, 0, parallel);
+    REQUIRE(one.ok());
+    REQUIRE(parts.ok());
+    INFO("WDL, seed " << seed);
+    CHECK(same_compressed(*one, *parts));
+    pair_trees += one->symbol_count > 5;
+
+    const auto dtz = runs_over_cuts<sz::DtzSlot>(kValues, seed, sz::DtzSlot{3, 2}, [](std::mt19937& rng) {
+      return sz::DtzSlot{std::uint16_t(1 + rng() % 60), std::int8_t(rng() % 2 ? 2 : -2)};
+    });
+    const sz::DtzFill dtz_fill = [&dtz](int, int, std::uint64_t begin, std::span<sz::DtzSlot> out) {
+      std::copy_n(dtz.begin() + std::ptrdiff_t(begin), out.size(), out.begin());
+    };
+    auto dtz_one = sz::compress_dtz_subtable(kValues, 0, 0, dtz_fill, false, false, serial);
+    auto dtz_parts = sz::compress_dtz_subtable(kValues, 0, 0, dtz_fill, false, false, parallel);
+    REQUIRE(dtz_one.ok());
+    REQUIRE(dtz_parts.ok());
+    INFO("DTZ, seed " << seed);
+    CHECK(same_compressed(*dtz_one, *dtz_parts));
+    pair_trees += dtz_one->symbol_count > 60;
+  }
+  CHECK(pair_trees == 6);  // every stream made pair symbols
 }
