@@ -102,12 +102,13 @@ constexpr std::size_t kMaxParts = 16;
 //
 // The parts are counted and rewritten side by side, with the same result as one pass from the start.
 // The chosen pairs never share a symbol as the first of one and the second of another, except a pair
-// of twins (x, x), whose x is in no other chosen pair. So every symbol a rewrite meets starts a pair
-// or stands alone by itself, except in a run of twins, which pairs from the run's first x: whether
-// the symbol opening a part is taken as the second of a pair follows from the symbols before the cut,
-// and from the length of the run of equal symbols there, which the count noted. A part reads the
-// symbol opening the next from a copy taken before the round, and a pair over a cut is written after
-// the parts, so no part touches another's bytes.
+// of twins (x, x), whose x is in no other chosen pair. So a pair's first is never taken as a second,
+// and an occurrence (a, b) of a chosen pair with a != b is always rewritten, while a run of twins
+// pairs from its first x. Whether the symbol opening a part is taken as a pair's second thus follows
+// from the last symbol before the cut and, for twins, from the parity of the run of equal symbols
+// ending there, which the count notes. A part reads the symbol opening the next from a copy taken
+// before the round, and a pair over a cut is written after the parts, so no part touches another's
+// bytes.
 template <class T>
 void build_pair_symbols(SymbolStream<T>& s, std::vector<SymbolDef>& defs, int min_frequency,
                         const ParallelFor& parallel) {
