@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <limits>
+#include <numeric>
 #include <chrono>
 #include <optional>
 #include <vector>
@@ -260,22 +261,42 @@ template <class Code, class Estimate>
 Result<sz::SubtableIndex> choose_order(const sz::SubtableIndex& computed, std::span<const Code> codes, Code dont_care,
                                        const SyzygyWriteOptions& options, tbb::task_arena& arena,
                                        const Estimate& estimate, std::uint64_t* cost = nullptr) {
-  std::uint64_t cheapest = std::numeric_limits<std::uint64_t>::max();
-  const sz::OrderCosts costs = [&](std::span<const sz::SubtableIndex> candidates) {
-    std::vector<std::uint64_t> out(candidates.size());
-    parallel_each(arena, candidates.size(), [&](std::uint64_t c) {
-      const sz::SubtableIndex& sub = candidates[c];
+  constexpr std::uint64_t kNotJudged = std::numeric_limits<std::uint64_t>::max();
+  std::uint64_t cheapest = kNotJudged;
+  // The sampled bytes of each candidate order in `which` (the others keep their cost in `out`).
+  const auto judge = [&](std::span<const sz::SubtableIndex> candidates, const std::vector<std::size_t>& which,
+                         int fraction_log2, std::vector<std::uint64_t>& out) {
+    parallel_each(arena, which.size(), [&](std::uint64_t w) {
+      const sz::SubtableIndex& sub = candidates[which[w]];
       const OrderMap map(sub, computed);
       std::vector<Code> sample;
-      for (const auto& [first, last] : sz::sample_ranges(sub.size(), options.sample_fraction_log2,
-                                                         options.sample_min, options.sample_segments)) {
+      for (const auto& [first, last] :
+           sz::sample_ranges(sub.size(), fraction_log2, options.sample_min, options.sample_segments)) {
         const std::size_t at = sample.size();
         sample.resize(at + std::size_t(last - first));
         copy_mapped<Code>(map, codes, first, std::span<Code>(sample).subspan(at), dont_care);
       }
       const Result<std::uint64_t> bytes = estimate(std::span<const Code>(sample));
-      out[c] = bytes ? *bytes : std::numeric_limits<std::uint64_t>::max();
+      out[which[w]] = bytes ? *bytes : kNotJudged;
     });
+  };
+  const sz::OrderCosts costs = [&](std::span<const sz::SubtableIndex> candidates) {
+    std::vector<std::size_t> finalists(candidates.size());
+    std::iota(finalists.begin(), finalists.end(), std::size_t{0});
+    std::vector<std::uint64_t> out(candidates.size(), kNotJudged);
+    const int coarse_log2 = options.sample_fraction_log2 + options.prune_shift;
+    // Pruning pays only where the coarse sample is smaller than the full one (both have a minimum).
+    const bool prune = options.prune_keep > 0 && candidates.size() > std::size_t(options.prune_keep) &&
+                       (computed.size() >> coarse_log2) >= options.sample_min;
+    if (prune) {
+      judge(candidates, finalists, coarse_log2, out);
+      // The best prune_keep, ties to the earlier candidate.
+      std::stable_sort(finalists.begin(), finalists.end(), [&](std::size_t a, std::size_t b) { return out[a] < out[b]; });
+      finalists.resize(std::size_t(options.prune_keep));
+      std::sort(finalists.begin(), finalists.end());
+      std::fill(out.begin(), out.end(), kNotJudged);
+    }
+    judge(candidates, finalists, options.sample_fraction_log2, out);
     for (const std::uint64_t c : out) cheapest = std::min(cheapest, c);
     return out;
   };

@@ -40,6 +40,12 @@ struct SyzygyWriteOptions {
   int sample_fraction_log2 = 5;
   std::uint64_t sample_min = std::uint64_t{1} << 15;
   int sample_segments = 64;
+  // A round of the search with more than prune_keep candidates judges them all first on a sample
+  // 2^prune_shift times smaller (same minimum and segments), and only the prune_keep best of them on
+  // the full sample; the rest do not compete. Only where the smaller sample is above sample_min
+  // (subtables of 2^23 values and more by default: 5-man tables). 0: every candidate on the full sample.
+  int prune_keep = 4;
+  int prune_shift = 3;
   // DTZ files store one side to move per lead file. When one side's best sample is smaller than the
   // other's by more than this percentage, only that side is compressed in full; otherwise both are,
   // and the smaller is kept (-1: always both). Needs choose_orders.

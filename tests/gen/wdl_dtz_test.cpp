@@ -449,6 +449,60 @@ TEST_CASE("Syzygy files with chosen piece orders read back and are the same with
   std::filesystem::remove_all(dir);
 }
 
+TEST_CASE("Syzygy order search pruned on coarse samples: files read back, thread-independent, near the full search",
+          "[gen][dtz][syzygy]") {
+  // The 3+4 subtables are too small for the default pruning (a coarse sample of at least 2^15
+  // values, 1/256 of the subtable); small samples make it prune here.
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("tbkit_syzygy_pruned_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  for (const char* sub : {"one", "two", "full", "default"}) std::filesystem::create_directories(dir / sub);
+  const Sets& sets = four_piece_sets();
+  tbb::task_arena one(1), two(2);
+  SyzygyWriteOptions pruned;
+  pruned.sample_min = 1024;
+  pruned.prune_keep = 2;
+  SyzygyWriteOptions full = pruned;
+  full.prune_keep = 0;
+  SyzygyWriteOptions plain;
+  plain.choose_orders = false;
+  std::uint64_t pruned_bytes = 0, full_bytes = 0, default_bytes = 0;
+  for (const char* name : {"KQvKR", "KRvKP"}) {
+    INFO(name);
+    const Material m = mat(name);
+    const DtzTable& table = *sets.dtz.find(m);
+    auto a = write_syzygy_files(dir / "one", table, sets.dtz, one, pruned);
+    auto b = write_syzygy_files(dir / "two", table, sets.dtz, two, pruned);
+    auto c = write_syzygy_files(dir / "full", table, sets.dtz, two, full);
+    auto d = write_syzygy_files(dir / "default", table, sets.dtz, two, plain);
+    REQUIRE(a.ok());
+    REQUIRE(b.ok());
+    REQUIRE(c.ok());
+    REQUIRE(d.ok());
+    pruned_bytes += a->wdl_bytes + a->dtz_bytes;
+    full_bytes += c->wdl_bytes + c->dtz_bytes;
+    default_bytes += d->wdl_bytes + d->dtz_bytes;
+    for (const char* ext : {".rtbw", ".rtbz"}) {
+      const std::string bytes = file_bytes(dir / "one" / (m.name() + ext));
+      CHECK(!bytes.empty());
+      CHECK(bytes == file_bytes(dir / "two" / (m.name() + ext)));
+    }
+    auto wdl_file = sz::SyzygyFile::open(dir / "one" / (m.name() + ".rtbw"));
+    auto dtz_file = sz::SyzygyFile::open(dir / "one" / (m.name() + ".rtbz"));
+    REQUIRE(wdl_file.ok());
+    REQUIRE(dtz_file.ok());
+    const SyzygyComparison r = compare_with_syzygy(sets.dtz, m, *wdl_file, &*dtz_file, one);
+    INFO(r.first_failure);
+    CHECK(r.positions > 0);
+    CHECK(r.wdl_mismatches == 0);
+    CHECK(r.dtz_mismatches == 0);
+  }
+  INFO("pruned " << pruned_bytes << ", full search " << full_bytes << ", default orders " << default_bytes);
+  CHECK(pruned_bytes < default_bytes);
+  CHECK(pruned_bytes * 100 <= full_bytes * 102);
+  std::filesystem::remove_all(dir);
+}
+
 // A full set's check, for a developer with the official 3-4 piece files (not a ctest: hidden, and
 // the directory comes from TBKIT_SYZYGY_FULL).
 TEST_CASE("WDL50 and DTZ50 agree with a full official 3-4 piece Syzygy set", "[.][gen][dtz][syzygy-full]") {
