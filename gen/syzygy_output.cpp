@@ -2,9 +2,9 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <limits>
 #include <numeric>
-#include <chrono>
 #include <optional>
 #include <vector>
 
