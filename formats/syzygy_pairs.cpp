@@ -118,11 +118,8 @@ void build_pair_symbols(SymbolStream<T>& s, std::vector<SymbolDef>& defs, int mi
   std::vector<std::uint64_t> starts(parts + 1);
   for (std::size_t t = 0; t <= parts; ++t) starts[t] = n * t / parts;
   const auto each_part = [&](const std::function<void(std::size_t)>& body) {
-    if (parts > 1) {
-      parallel(parts, body);
-    } else {
-      for (std::size_t t = 0; t < parts; ++t) body(t);
-    }
+    if (parts > 1) parallel(parts, body);
+    else body(0);
   };
   // Per part: the symbol opening the next (-1 past the end); its own last symbol, how many equal
   // symbols end it, and whether they are all of it; whether its first symbol is a pair's second.
@@ -203,17 +200,13 @@ void build_pair_symbols(SymbolStream<T>& s, std::vector<SymbolDef>& defs, int mi
       return k;
     };
     taken[0] = 0;
+    std::uint64_t ending = 0;  // the run of equal symbols ending part t, over earlier parts too
     for (std::size_t t = 0; t + 1 < parts; ++t) {
       const int a = last[t], b = opening[t];
-      bool pairs_over = pair_of(a, b) >= 0;
-      if (pairs_over && a == b) {
-        // Twins: the run of a's before the cut pairs from its first, so its last is a pair's first
-        // when the run's length is odd.
-        std::uint64_t length = run[t];
-        for (std::size_t u = t; whole[u] && u > 0 && last[u - 1] == a; --u) length += run[u - 1];
-        pairs_over = length % 2 == 1;
-      }
-      taken[t + 1] = pairs_over;
+      ending = run[t] + (whole[t] && t > 0 && last[t - 1] == a ? ending : 0);
+      // Twins: the run of a's before the cut pairs from its first, so its last is a pair's first
+      // when the run's length is odd.
+      taken[t + 1] = pair_of(a, b) >= 0 && (a != b || ending % 2 == 1);
     }
     std::vector<std::pair<std::uint64_t, int>> across(parts, {0, -1});  // a pair over the cut after part t
     each_part([&](std::size_t t) {

@@ -394,8 +394,9 @@ Result<SyzygyFiles> write_syzygy_files(const std::filesystem::path& dir, const D
   };
   SyzygyFiles out;
   const auto wdl_path = syzygy_path(dir, m, kWdlExtension);
+  const sz::ParallelFor encode_in_arena = in_arena(arena);
   sz::EncodeOptions wdl_options;
-  wdl_options.parallel = in_arena(arena);
+  wdl_options.parallel = encode_in_arena;
   if (auto st = sz::write_wdl_file(wdl_path, wdl_index, wdl_fill, wdl_options); !st) return st.error();
   out.wdl_bytes = bytes_of(wdl_path);
 
@@ -411,7 +412,7 @@ Result<SyzygyFiles> write_syzygy_files(const std::filesystem::path& dir, const D
   // cost); where the samples are close, it compresses both and keeps the smaller.
   sz::TableIndex dtz_index = *dtz_computed;
   sz::EncodeOptions dtz_options;
-  dtz_options.parallel = in_arena(arena);
+  dtz_options.parallel = encode_in_arena;
   if (options.choose_orders) {
     const int sides = tm->is_symmetric() ? 1 : 2;
     std::vector<sz::SubtableIndex> chosen;
