@@ -51,7 +51,11 @@ void build_fast_codes(SubtableLayout& s) {
     const std::uint64_t bits = std::uint64_t(v) << (64 - kBits);
     SubtableLayout::FastCode& f = s.fast[v];
     f = short_code(s, bits, kBits);
-    if (f.length != 0) f.symbol_values = std::uint16_t(s.nodes[f.symbol].expands + 1);
+    if (f.length != 0) {
+      const SubtableLayout::Node& n = s.nodes[f.symbol];
+      f.symbol_values = std::uint16_t(n.expands + 1);
+      if (n.left_values == 0) f.symbol = SubtableLayout::kUniform | n.left;
+    }
     for (int at = 0;;) {
       const auto c = short_code(s, bits << at, kBits - at);
       if (c.length == 0) break;
@@ -101,7 +105,12 @@ Status count_expansions(SubtableLayout& s, std::span<const std::byte> bytes, int
       if (state[sym] == kOpen) {
         const int total = s.nodes[left].expands + s.nodes[right].expands + 1;
         if (total > kMaxExpansion) return pair_code_fault(name, s.tree + kTreeEntrySize * sym, "symbol expands to too many values" + where);
-        s.nodes[sym] = {std::uint16_t(left), std::uint16_t(right), std::uint16_t(s.nodes[left].expands + 1), std::uint16_t(total)};
+        const SubtableLayout::Node& l = s.nodes[left];
+        const SubtableLayout::Node& r = s.nodes[right];
+        if (l.left_values == 0 && r.left_values == 0 && l.left == r.left)
+          s.nodes[sym] = {l.left, 0, 0, std::uint16_t(total)};  // uniform: one value throughout
+        else
+          s.nodes[sym] = {std::uint16_t(left), std::uint16_t(right), std::uint16_t(l.expands + 1), std::uint16_t(total)};
         state[sym] = kDone;
       }
       stack.pop_back();
@@ -342,11 +351,13 @@ Result<int> decode_pair_in_block(const SubtableLayout& s, const std::byte* base,
       next_target = next_mark < s.marks.per_block() ? s.marks.target(next_mark) : std::uint32_t(-1);
     }
   }
-  // Descend the pair tree to the value at the offset (0 <= offset <= the symbol's expands).
+  // Descend the pair tree to the value at the offset (0 <= offset <= the symbol's expands), down to
+  // a leaf or a uniform symbol.
+  if (sym & SubtableLayout::kUniform) return int(sym & ~std::size_t{SubtableLayout::kUniform});
   const SubtableLayout::Node* nodes = s.nodes.data();
   SubtableLayout::Node n = nodes[sym];
   std::uint32_t at_value = std::uint32_t(offset);
-  while (n.expands != 0) {
+  while (n.left_values != 0) {
     const bool left = at_value < n.left_values;
     at_value -= left ? 0 : n.left_values;
     n = nodes[left ? n.left : n.right];

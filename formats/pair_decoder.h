@@ -94,10 +94,13 @@ struct SubtableLayout {
   // symbol per code length (as at lowest_sym); and, by the next kFastCodeBits bits of a stream, the
   // symbol and length of a code no longer than that (length 0: longer, decode by the bases), and
   // the whole codes those bits hold: their bits and the values they expand to, to skip at once.
+  // A symbol whose values are all one value (most are, in WDL files: runs) is given as that value
+  // with kUniform set, so that a look-up ending there reads no tree node.
   std::uint8_t span_log = 0;
   std::vector<std::uint16_t> lowest;
+  static constexpr std::uint16_t kUniform = 0x8000;
   struct FastCode {
-    std::uint16_t symbol = 0;
+    std::uint16_t symbol = 0;  // or kUniform | the symbol's only value
     std::uint8_t length = 0;
     std::uint8_t run_bits = 0;
     std::uint16_t run_values = 0;
@@ -105,12 +108,14 @@ struct SubtableLayout {
   };
   static constexpr int kFastCodeBits = 8;
   std::vector<FastCode> fast;
-  // The pair tree as one 8-byte node per symbol, so that a descent step is one load: a leaf has
-  // expands 0 and its value in `left`; a pair, its children and the values its left child covers.
+  // The pair tree as one 8-byte node per symbol, so that a descent step is one load: a pair, its
+  // children and the values its left child covers; a symbol whose values are all one value (a leaf,
+  // or a pair of such symbols with the same value), left_values 0 and that value in `left`, so that
+  // a descent stops there.
   struct Node {
     std::uint16_t left = 0;
     std::uint16_t right = 0;
-    std::uint16_t left_values = 0;  // nodes[left].expands + 1
+    std::uint16_t left_values = 0;  // nodes[left].expands + 1; 0 when uniform
     std::uint16_t expands = 0;      // values the symbol expands to, minus one
   };
   std::vector<Node> nodes;
