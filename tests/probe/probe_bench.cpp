@@ -19,7 +19,8 @@
 // Syzygy (each --syzygy DIR, on the same positions as the DTM sets 3-4 and 3, and with --syzygy-five
 // on that table's positions, its directory first and the first --syzygy DIR for the captures):
 // probe_wdl warm with 1 and 2 threads, probe_dtz warm with 1 and 2 threads (one SyzygyTablebase, a
-// first pass opens every file), the latency of single WDL probes with the files open (comparable with
+// first pass opens every file), the C interface's tbkit_probe_wdl50 warm with 1 thread from a flat
+// array of bitboards ("wdl_c_api_warm_1t", as Fathom's driver probes; its answers checked equal), the latency of single WDL probes with the files open (comparable with
 // the DTM cold-probe latency: nothing is cached, so this is what any probe costs), and the first-probe
 // latency: a new SyzygyTablebase per sample (open() not timed), the one probe_wdl timed, which maps and
 // validates the position's file and those its captures reach (the files are in the OS page cache).
@@ -52,6 +53,7 @@
 #include "model/material.h"
 #include "probe/syzygy_tablebase.h"
 #include "probe/tablebase.h"
+#include "probe/tbkit_probe.h"
 #include "tests/probe/random_position.h"
 #include "tests/support/gaviota_oracle.h"
 
@@ -383,6 +385,23 @@ probe::SyzygyTablebase open_syzygy(const std::vector<std::filesystem::path>& dir
   return std::move(*tb);
 }
 
+// A position as the C interface's bitboards.
+tbkit_board c_board(const chess::Position& p) {
+  using chess::PieceType;
+  tbkit_board b{};
+  b.white = p.pieces(chess::Color::kWhite);
+  b.black = p.pieces(chess::Color::kBlack);
+  b.kings = p.pieces(PieceType::kKing);
+  b.queens = p.pieces(PieceType::kQueen);
+  b.rooks = p.pieces(PieceType::kRook);
+  b.bishops = p.pieces(PieceType::kBishop);
+  b.knights = p.pieces(PieceType::kKnight);
+  b.pawns = p.pieces(PieceType::kPawn);
+  b.side_to_move = p.side_to_move() == chess::Color::kWhite ? 0 : 1;
+  b.ep_square = p.en_passant().is_none() ? -1 : p.en_passant().index();
+  return b;
+}
+
 std::uint64_t fold(std::uint64_t h, std::int64_t v) { return (h ^ std::uint64_t(v + 1000)) * 0x100000001b3ULL; }
 
 std::string json_syzygy_set(const std::string& name, const std::vector<std::filesystem::path>& dirs,
@@ -422,14 +441,48 @@ std::string json_syzygy_set(const std::string& name, const std::vector<std::file
   out += buf;
   const char* class_keys[5] = {"wdl_losses", "wdl_blessed_losses", "wdl_draws", "wdl_cursed_wins", "wdl_wins"};
   for (int c = 4; c >= 0; --c) add(class_keys[c], double(classes[c]), ", \"%s\": %.0f");
-  std::vector<Rate> w1, w2, d1, d2;
+  // The C interface from bitboards (tbkit_probe_wdl50), as an engine embedding the library calls it
+  // and as Fathom's driver probes: the boards lie in one flat array, like the driver's.
+  std::string joined;
+  for (const auto& d : dirs) joined += (joined.empty() ? "" : ":") + d.string();
+  tbkit_tablebase* c_tb = nullptr;
+  char c_error[256] = "";
+  if (tbkit_open(joined.c_str(), 0, &c_tb, c_error, sizeof c_error) != TBKIT_OK) {
+    std::fprintf(stderr, "probe_bench: tbkit_open: %s\n", c_error);
+    std::exit(3);
+  }
+  std::vector<tbkit_board> boards;
+  boards.reserve(n);
+  for (const chess::Position& p : pos) boards.push_back(c_board(p));
+  std::uint64_t c_hash = 0xcbf29ce484222325ULL;
+  for (std::size_t i = 0; i < n; ++i) {
+    int w = 0;
+    if (const int rc = tbkit_probe_wdl50(c_tb, &boards[i], &w); rc != TBKIT_OK)
+      fail_tbkit(log, pos, {{i, 1, {"tbkit_probe_wdl50 returned " + std::to_string(rc)}}});
+    c_hash = fold(c_hash, w);
+  }
+  if (c_hash != wdl_hash) {
+    std::fprintf(stderr, "probe_bench: tbkit_probe_wdl50 and probe_wdl disagree (hash %016llx, %016llx)\n",
+                 static_cast<unsigned long long>(c_hash), static_cast<unsigned long long>(wdl_hash));
+    std::exit(1);
+  }
+  const ProbeFn c_wdl = [&](std::size_t i) -> std::optional<Miss> {
+    int w = 0;
+    if (const int rc = tbkit_probe_wdl50(c_tb, &boards[i], &w); rc != TBKIT_OK)
+      return Miss{"tbkit_probe_wdl50 returned " + std::to_string(rc)};
+    return std::nullopt;
+  };
+  std::vector<Rate> w1, w2, d1, d2, c1;
   for (int r = 0; r < runs; ++r) {
+    c1.push_back(rate_tbkit(n, 1, c_wdl, log, pos));
     w1.push_back(rate_tbkit(n, 1, wdl, log, pos));
     w2.push_back(rate_tbkit(n, 2, wdl, log, pos));
     d1.push_back(rate_tbkit(n, 1, dtz, log, pos));
     d2.push_back(rate_tbkit(n, 2, dtz, log, pos));
   }
+  tbkit_close(c_tb);
   rates("wdl_warm_1t", w1);
+  rates("wdl_c_api_warm_1t", c1);
   rates("wdl_warm_2t", w2);
   rates("dtz_warm_1t", d1);
   rates("dtz_warm_2t", d2);
