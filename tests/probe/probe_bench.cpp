@@ -20,8 +20,9 @@
 // on that table's positions, its directory first and the first --syzygy DIR for the captures):
 // probe_wdl warm with 1 and 2 threads, probe_dtz warm with 1 and 2 threads (one SyzygyTablebase, a
 // first pass opens every file), the C interface's tbkit_probe_wdl50 warm with 1 thread from a flat
-// array of bitboards ("wdl_c_api_warm_1t", as Fathom's driver probes; its answers checked equal), the latency of single WDL probes with the files open (comparable with
-// the DTM cold-probe latency: nothing is cached, so this is what any probe costs), and the first-probe
+// array of bitboards ("wdl_c_api_warm_1t", as Fathom's driver probes; its answers checked equal),
+// the latency of single WDL probes with the files open (comparable with the DTM cold-probe latency:
+// nothing is cached, so this is what any probe costs), and the first-probe
 // latency: a new SyzygyTablebase per sample (open() not timed), the one probe_wdl timed, which maps and
 // validates the position's file and those its captures reach (the files are in the OS page cache).
 // "wdl_hash"/"dtz_hash" fold every answer, to compare builds; "wdl_wins", "wdl_cursed_wins",
