@@ -455,11 +455,15 @@ std::string json_syzygy_set(const std::string& name, const std::vector<std::file
   std::vector<tbkit_board> boards;
   boards.reserve(n);
   for (const chess::Position& p : pos) boards.push_back(c_board(p));
+  const auto c_probe = [&](std::size_t i, int& w) -> std::optional<Miss> {
+    if (const int rc = tbkit_probe_wdl50(c_tb, &boards[i], &w); rc != TBKIT_OK)
+      return Miss{"tbkit_probe_wdl50 returned " + std::to_string(rc)};
+    return std::nullopt;
+  };
   std::uint64_t c_hash = 0xcbf29ce484222325ULL;
   for (std::size_t i = 0; i < n; ++i) {
     int w = 0;
-    if (const int rc = tbkit_probe_wdl50(c_tb, &boards[i], &w); rc != TBKIT_OK)
-      fail_tbkit(log, pos, {{i, 1, {"tbkit_probe_wdl50 returned " + std::to_string(rc)}}});
+    if (auto miss = c_probe(i, w)) fail_tbkit(log, pos, {{i, 1, *miss}});
     c_hash = fold(c_hash, w);
   }
   if (c_hash != wdl_hash) {
@@ -467,11 +471,9 @@ std::string json_syzygy_set(const std::string& name, const std::vector<std::file
                  static_cast<unsigned long long>(c_hash), static_cast<unsigned long long>(wdl_hash));
     std::exit(1);
   }
-  const ProbeFn c_wdl = [&](std::size_t i) -> std::optional<Miss> {
+  const ProbeFn c_wdl = [&](std::size_t i) {
     int w = 0;
-    if (const int rc = tbkit_probe_wdl50(c_tb, &boards[i], &w); rc != TBKIT_OK)
-      return Miss{"tbkit_probe_wdl50 returned " + std::to_string(rc)};
-    return std::nullopt;
+    return c_probe(i, w);
   };
   std::vector<Rate> w1, w2, d1, d2, c1;
   for (int r = 0; r < runs; ++r) {
