@@ -16,6 +16,10 @@ std::string tmp_name(const std::filesystem::path& path) { return path.string() +
 
 }  // namespace
 
+Error io_error(const std::filesystem::path& path, const std::string& what) {
+  return make_error(ErrorCode::kIo, path.string() + ": " + what + ": " + std::strerror(errno));
+}
+
 void set_tmp_file_opener(TmpFileOpener opener) { tmp_file_opener.store(opener); }
 
 Result<AtomicFile> AtomicFile::create(const std::filesystem::path& path) {

@@ -10,6 +10,9 @@
 
 namespace tbkit::formats {
 
+// kIo "PATH: WHAT: <strerror(errno)>", for a failed system call on `path`.
+[[nodiscard]] Error io_error(const std::filesystem::path& path, const std::string& what);
+
 // Writes path + ".tmp" (created, or truncated if left by an earlier run) at any offsets; commit()
 // fsyncs it and renames it to `path`. Until then `path` is untouched, and a writer dropped without
 // commit() (or whose commit failed) removes the tmp file. Not thread-safe: one writer per object.

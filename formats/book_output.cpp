@@ -1,19 +1,15 @@
 #include "formats/book_output.h"
 
-#include <cerrno>
-#include <cstring>
 #include <string>
 #include <system_error>
+
+#include "formats/atomic_file.h"
 
 namespace tbkit::formats {
 namespace {
 
 // Few write calls, and few fresh pages to fault in (each costs more than the write calls saved).
 constexpr std::size_t kBufferSize = std::size_t{256} << 10;
-
-Error io_error(const std::filesystem::path& path, const std::string& what) {
-  return make_error(ErrorCode::kIo, path.string() + ": " + what + ": " + std::strerror(errno));
-}
 
 }  // namespace
 

@@ -12,6 +12,7 @@
 #include <cstring>
 #include <limits>
 
+#include "formats/atomic_file.h"
 #include "formats/crc32c.h"
 
 namespace tbkit::formats {
@@ -31,9 +32,6 @@ std::uint64_t get(std::span<const std::byte> in, std::size_t at, int bytes) {
   std::uint64_t v = 0;
   for (int i = 0; i < bytes; ++i) v |= std::uint64_t(in[at + i]) << (8 * i);
   return v;
-}
-Error io_error(const std::filesystem::path& path, const std::string& what) {
-  return make_error(ErrorCode::kIo, path.string() + ": " + what + ": " + std::strerror(errno));
 }
 
 // A descriptor closed on scope exit (the flock goes with it).

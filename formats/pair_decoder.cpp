@@ -5,12 +5,13 @@
 #include <atomic>
 
 #include "formats/byte_order.h"
+#include "formats/syzygy_pairs.h"
 
 namespace tbkit::formats::syzygy {
 namespace {
 
 constexpr int kMaxCodeLength = 32;       // the decoder refills 32 bits whenever 32 or fewer remain
-constexpr int kMaxSymbols = 4095;        // 12-bit symbols; 0xFFF marks a leaf
+using pairs::kMaxSymbols;
 constexpr int kMaxExpansion = 255;       // values per symbol minus one, as readers store it (a byte)
 constexpr int kMinBlockLog = 3;          // a block holds at least the first 64 bits read
 constexpr int kMaxBlockLog = 20;
@@ -83,7 +84,7 @@ Status count_expansions(SubtableLayout& s, std::span<const std::byte> bytes, int
       const std::size_t sym = stack.back();
       const std::size_t left = tree_left(entry(sym));
       const std::size_t right = tree_right(entry(sym));
-      if (right == 0xFFF) {
+      if (right == pairs::kLeafMark) {
         if (left > std::size_t(max_leaf))
           return pair_code_fault(name, s.tree + kTreeEntrySize * sym,
                                  std::string(leaf_name) + " " + std::to_string(left) + " > " + std::to_string(max_leaf) + where);
@@ -393,7 +394,7 @@ Result<std::uint32_t> expand_pair_block(const SubtableLayout& s, const std::byte
     stack[depth++] = std::uint16_t(sym);
     while (depth > 0 && written < count) {
       const std::uint16_t top = stack[--depth];
-      if (tree_right(tree + kTreeEntrySize * top) == 0xFFF) {  // a leaf (read from the file, not the nodes)
+      if (tree_right(tree + kTreeEntrySize * top) == pairs::kLeafMark) {  // a leaf (read from the file, not the nodes)
         out[written++] = tree_left(tree + kTreeEntrySize * top);
       } else {
         stack[depth++] = tree_right(tree + kTreeEntrySize * top);

@@ -48,11 +48,10 @@ std::string describe(DtmValue v) {
 
 ConsistencyReport check_consistency(const SolvedTable& table, const TableSet& tables, tbb::task_arena& arena,
                                     const SlotProgressFn& progress) {
-  constexpr std::uint64_t kChunk = 1 << 14;
-  const std::uint64_t per_side = (table.scheme.size() + kChunk - 1) / kChunk;
+  const std::uint64_t per_side = (table.scheme.size() + kSlotChunk - 1) / kSlotChunk;
   std::vector<ConsistencyReport> parts(2 * per_side);
   std::atomic<std::uint64_t> done{0};
-  parallel_side_chunks(arena, table.scheme.size(), kChunk, [&](int s, std::uint64_t first, std::uint64_t last,
+  parallel_side_chunks(arena, table.scheme.size(), kSlotChunk, [&](int s, std::uint64_t first, std::uint64_t last,
                                                                 std::uint64_t c) {
     ConsistencyReport& part = parts[c];
     // Consecutive slots mostly differ by one step of the last man: no full decode for those.
@@ -104,10 +103,9 @@ int dtz_from_successors(const DtzTable& table, const DtzSet& subtables, const Bo
 
 ConsistencyReport check_dtz_consistency(const DtzTable& table, const SolvedTable& dtm, const DtzSet& subtables,
                                         tbb::task_arena& arena) {
-  constexpr std::uint64_t kChunk = 1 << 14;
-  const std::uint64_t per_side = (table.scheme.size() + kChunk - 1) / kChunk;
+  const std::uint64_t per_side = (table.scheme.size() + kSlotChunk - 1) / kSlotChunk;
   std::vector<ConsistencyReport> parts(2 * per_side);
-  parallel_side_chunks(arena, table.scheme.size(), kChunk, [&](int s, std::uint64_t first, std::uint64_t last,
+  parallel_side_chunks(arena, table.scheme.size(), kSlotChunk, [&](int s, std::uint64_t first, std::uint64_t last,
                                                                 std::uint64_t c) {
     ConsistencyReport& part = parts[c];
     SlotBoards boards(table.scheme, chess::Color(s));

@@ -14,7 +14,6 @@ using formats::SlotFreedom;
 
 namespace {
 
-constexpr std::uint64_t kChunk = 1 << 14;  // index slots per parallel task
 
 SlotFreedom freedom_of(const TableSet& subtables, const Board& b, DtmValue exact) {
   const Conversions conv = conversions_of(subtables, b);
@@ -57,7 +56,7 @@ Conversions conversions_of(const TableSet& subtables, const Board& b) {
 std::vector<SlotFreedom> search_slot_freedom(const SolvedTable& table, Color side, const TableSet& subtables,
                                              tbb::task_arena& arena) {
   std::vector<SlotFreedom> out(table.scheme.size());
-  parallel_chunks(arena, out.size(), kChunk, [&](std::uint64_t first, std::uint64_t last) {
+  parallel_chunks(arena, out.size(), kSlotChunk, [&](std::uint64_t first, std::uint64_t last) {
     fill_freedom(table, side, subtables, first, last, out.data() + first);
   });
   return out;
@@ -67,8 +66,8 @@ NoBetterMarks no_better_marks(const SolvedTable& table, Color side, const TableS
   if (!table.no_better[index_of(side)].empty()) return table.no_better[index_of(side)];
   const std::uint64_t n = table.scheme.size();
   NoBetterMarks marks((n + 63) / 64, 0);
-  // Chunks of kChunk slots (a multiple of 64): no two tasks share a word.
-  parallel_chunks(arena, n, kChunk, [&](std::uint64_t first, std::uint64_t last) {
+  // Chunks of kSlotChunk slots (a multiple of 64): no two tasks share a word.
+  parallel_chunks(arena, n, kSlotChunk, [&](std::uint64_t first, std::uint64_t last) {
     std::vector<SlotFreedom> chunk(last - first);
     fill_freedom(table, side, subtables, first, last, chunk.data());
     for (std::uint64_t i = first; i < last; ++i)
@@ -82,7 +81,7 @@ std::vector<SlotFreedom> slot_freedom(const SolvedTable& table, Color side, cons
   const NoBetterMarks marks = no_better_marks(table, side, subtables, arena);
   const auto& values = table.values[index_of(side)];
   std::vector<SlotFreedom> out(values.size());
-  parallel_chunks(arena, out.size(), kChunk, [&](std::uint64_t first, std::uint64_t last) {
+  parallel_chunks(arena, out.size(), kSlotChunk, [&](std::uint64_t first, std::uint64_t last) {
     for (std::uint64_t i = first; i < last; ++i) out[i] = freedom_at(values[i], marks, i);
   });
   return out;
@@ -106,7 +105,7 @@ StoredValues permuted(const SolvedTable& table, Color side, const NoBetterMarks&
                       tbb::task_arena& arena) {
   const std::uint64_t n = table.scheme.size();
   StoredValues out{formats::ZeroedArray<DtmValue>(n), formats::ZeroedArray<SlotFreedom>(n)};
-  parallel_chunks(arena, n, kChunk, [&](std::uint64_t first, std::uint64_t last) {
+  parallel_chunks(arena, n, kSlotChunk, [&](std::uint64_t first, std::uint64_t last) {
     gather(table, side, marks, order, first, last, out.values.data() + first, out.freedom.data() + first);
   });
   return out;
@@ -155,7 +154,7 @@ SlotKeys slot_keys(const SolvedTable& table, Color side, const NoBetterMarks& ma
   if (narrow) keys.narrow.resize(values.size());
   else keys.wide.resize(values.size());
   const std::span<const std::uint16_t> codes = encoder.symbol_codes();  // symbol_key, inlined
-  parallel_chunks(arena, values.size(), kChunk, [&](std::uint64_t first, std::uint64_t last) {
+  parallel_chunks(arena, values.size(), kSlotChunk, [&](std::uint64_t first, std::uint64_t last) {
     for (std::uint64_t i = first; i < last; ++i) {
       const std::uint16_t key =
           values[i].is_illegal()
@@ -574,7 +573,7 @@ void expand_table(SolvedTable& table, Color stored, bool capture_resolved, const
   };
   // Pass 1: the stored side's exact values (mate and stalemate from the board; capture-resolved
   // values raised to their best conversion).
-  parallel_chunks(arena, n, kChunk, [&](std::uint64_t first, std::uint64_t last) {
+  parallel_chunks(arena, n, kSlotChunk, [&](std::uint64_t first, std::uint64_t last) {
     SlotBoards boards(scheme, stored);
     for (std::uint64_t i = first; i < last; ++i) {
       if (mine[i].is_illegal()) continue;
@@ -590,7 +589,7 @@ void expand_table(SolvedTable& table, Color stored, bool capture_resolved, const
   // Pass 2: the other side, from the stored side's exact values.
   const bool symmetric = table.material().is_symmetric();
   auto probe = [&](const Board& b) { return subtables.probe(b); };  // en-passant captures leave the table
-  parallel_chunks(arena, n, kChunk, [&](std::uint64_t first, std::uint64_t last) {
+  parallel_chunks(arena, n, kSlotChunk, [&](std::uint64_t first, std::uint64_t last) {
     SlotBoards boards(scheme, ~stored);
     for (std::uint64_t i = first; i < last; ++i) {
       const Board* decoded = boards.at(i);

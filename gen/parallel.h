@@ -27,6 +27,10 @@
 
 namespace tbkit::gen {
 
+// Index slots per task of a loop over a table's slots: a multiple of 64, so no two tasks share a
+// word of a bitmap over the slots.
+inline constexpr std::uint64_t kSlotChunk = 1 << 14;
+
 // Calls body(first, last) for ranges covering [0, n) once, each at most `grain` long (grain >= 1),
 // in parallel on `arena`'s threads, and returns when all are done. Which thread runs which range is
 // unspecified, so a caller's result must not depend on it.

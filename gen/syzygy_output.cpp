@@ -26,8 +26,6 @@ std::filesystem::path syzygy_path(const std::filesystem::path& dir, const Materi
 
 namespace {
 
-constexpr std::uint64_t kChunk = 1 << 14;
-
 // What Syzygy's readers find out by themselves at a position: the best value of its captures (for
 // WDL) or of its captures and pawn moves (for DTZ), and whether every legal move is one of them.
 struct ZeroingSearch {
@@ -153,7 +151,7 @@ class SubtableCache {
     Entry& e = entries_.emplace_back();
     e.key = file * 2 + side;
     e.codes.assign(size, Code{});
-    parallel_chunks(arena, size, kChunk, [&](std::uint64_t first, std::uint64_t last) {
+    parallel_chunks(arena, size, kSlotChunk, [&](std::uint64_t first, std::uint64_t last) {
       fill(first, std::span<Code>(e.codes).subspan(first, last - first));
     });
     return e.codes;
@@ -388,7 +386,7 @@ Result<SyzygyFiles> write_syzygy_files(const std::filesystem::path& dir, const D
   const sz::WdlFill wdl_fill = [&](int side, int file, std::uint64_t begin, std::span<std::uint8_t> out) {
     const OrderMap map(wdl_index.at(side, file), wdl_computed->at(side, file));
     const auto codes = wdl_codes(side, file);
-    parallel_ranges(arena, out.size(), kChunk, [&](std::uint64_t first, std::uint64_t last) {
+    parallel_ranges(arena, out.size(), kSlotChunk, [&](std::uint64_t first, std::uint64_t last) {
       copy_mapped<std::uint8_t>(map, codes, begin + first, out.subspan(first, last - first), sz::kWdlDontCare);
     });
   };

@@ -49,6 +49,10 @@ class PlyStore {
   // Records are appended in chunks of kChunkRecords, each in its own kChunkBytes block.
   static constexpr std::size_t kChunkBytes = 2048;
   static constexpr std::size_t kChunkRecords = kChunkBytes / sizeof(PlyRecord);
+  // An unbounded store's shape: 4096 buckets, so a full-depth build of ~10 M plies sums ~2,700
+  // records per bucket in a table that stays in the L2 cache; slabs of 8 MiB (four huge pages).
+  static constexpr int kUnboundedBucketBits = 12;
+  static constexpr std::size_t kUnboundedSlabBytes = std::size_t{8} << 20;
 
   // Keys are bucketed by their top bucket_bits (0..16); every store of one build uses the same.
   // slab_bytes: memory is taken in blocks of this size (a power of two, at least kChunkBytes).

@@ -48,12 +48,8 @@ class TempDir {
 
 // Each thread appends its records to its own PlyStore (no locks held long, no shared cache lines);
 // the stores are summed bucket by bucket at the end (book_aggregator.h). With a budget, a store
-// that fills is spilled as a sorted run file and reused.
-//
-// Unbounded stores: 4096 buckets, so a full-depth build of ~10 M plies sums ~2,700 records per
-// bucket in a table that stays in the L2 cache; slabs of 8 MiB (four huge pages).
-constexpr int kBucketBits = 12;
-constexpr std::size_t kSlabBytes = std::size_t{8} << 20;
+// that fills is spilled as a sorted run file and reused. Unbounded stores take
+// PlyStore::kUnboundedBucketBits and kUnboundedSlabBytes.
 // Budgeted stores aim at buckets of this many records when full.
 constexpr std::size_t kBudgetBucketRecords = 2048;
 
@@ -69,8 +65,8 @@ class ThreadStores {
   // budget_per_store: bytes a store may hold before it spills; 0 = unbounded.
   ThreadStores(std::size_t threads, std::size_t budget_per_store, const std::filesystem::path& dir)
       : budget_(budget_per_store), dir_(dir), buffers_(threads + 1) {
-    int bits = kBucketBits;
-    std::size_t slab = kSlabBytes;
+    int bits = PlyStore::kUnboundedBucketBits;
+    std::size_t slab = PlyStore::kUnboundedSlabBytes;
     if (budget_) {
       // Each bucket holds a partly filled chunk, and the last slab is partly used: keep both to a
       // fraction of the budget.

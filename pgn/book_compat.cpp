@@ -9,9 +9,6 @@ namespace tbkit::pgn {
 namespace {
 
 constexpr std::uint16_t kCountMax = 16384;
-// As the native build: 4096 buckets (~2,700 plies each for 11 M plies), slabs of 8 MiB.
-constexpr int kBucketBits = 12;
-constexpr std::size_t kSlabBytes = std::size_t{8} << 20;
 
 // The store's 2-bit result field holds the result for the mover (make-book's view: the Result
 // tag's result for the side that moves first, negated every ply), in GameResult's encoding.
@@ -110,7 +107,8 @@ class Replay {
 
 }  // namespace
 
-PolyglotCompatBook::PolyglotCompatBook() : store_(kBucketBits, kSlabBytes) {}
+// The native build's store shape.
+PolyglotCompatBook::PolyglotCompatBook() : store_(PlyStore::kUnboundedBucketBits, PlyStore::kUnboundedSlabBytes) {}
 
 void PolyglotCompatBook::add_game(const BookGame& game, std::uint32_t max_ply) {
   int result = game.tag_result;  // for the side that moves first: +1 win, -1 loss, 0 otherwise
