@@ -27,7 +27,7 @@ Result<AtomicFile> AtomicFile::create(const std::filesystem::path& path) {
   const int flags = O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC;
   const TmpFileOpener opener = tmp_file_opener.load();
   const int fd = opener ? opener(tmp.c_str(), flags, 0644) : ::open(tmp.c_str(), flags, 0644);
-  if (fd < 0) return make_error(ErrorCode::kIo, tmp + ": cannot create: " + std::strerror(errno));
+  if (fd < 0) return io_error(tmp, "cannot create");
   return AtomicFile(path, fd);
 }
 
@@ -46,7 +46,7 @@ Status AtomicFile::write_at(std::uint64_t offset, std::span<const std::byte> byt
   while (!bytes.empty()) {
     const ssize_t n = ::pwrite(fd_, bytes.data(), bytes.size(), off_t(offset));
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return make_error(ErrorCode::kIo, tmp_name(path_) + ": write failed: " + std::strerror(errno));
+    if (n <= 0) return io_error(tmp_name(path_), "write failed");
     bytes = bytes.subspan(std::size_t(n));
     offset += std::uint64_t(n);
   }
@@ -56,12 +56,12 @@ Status AtomicFile::write_at(std::uint64_t offset, std::span<const std::byte> byt
 Status AtomicFile::commit() {
   const std::string tmp = tmp_name(path_);
   Status st;
-  if (::fsync(fd_) != 0) st = make_error(ErrorCode::kIo, tmp + ": fsync failed: " + std::strerror(errno));
+  if (::fsync(fd_) != 0) st = io_error(tmp, "fsync failed");
   const int fd = fd_;
   fd_ = -1;
-  if (::close(fd) != 0 && st) st = make_error(ErrorCode::kIo, tmp + ": close failed: " + std::strerror(errno));
+  if (::close(fd) != 0 && st) st = io_error(tmp, "close failed");
   if (st && ::rename(tmp.c_str(), path_.c_str()) != 0)
-    st = make_error(ErrorCode::kIo, path_.string() + ": cannot rename the tmp file into place: " + std::strerror(errno));
+    st = io_error(path_, "cannot rename the tmp file into place");
   if (!st) ::unlink(tmp.c_str());
   return st;
 }
