@@ -10,11 +10,13 @@
 #include <string>
 #include <utility>
 
+#include "formats/atomic_file.h"
+
 namespace tbkit::formats {
 
 Result<MappedFile> MappedFile::map(const std::filesystem::path& path) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return make_error(ErrorCode::kIo, path.string() + ": cannot open: " + std::strerror(errno));
+  if (fd < 0) return io_error(path, "cannot open");
   struct stat st {};
   if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
     const int err = errno;

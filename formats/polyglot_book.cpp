@@ -1,11 +1,10 @@
 #include "formats/polyglot_book.h"
 
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
 #include <fstream>
 
 #include "chess/movegen.h"
+#include "formats/atomic_file.h"
 #include "formats/book_output.h"
 
 namespace tbkit::formats {
@@ -82,7 +81,7 @@ Result<PolyglotBook> read_polyglot_book(const std::filesystem::path& path) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) return make_error(ErrorCode::kIo, path.string() + ": is a directory");
   std::ifstream in(path, std::ios::binary);
-  if (!in) return make_error(ErrorCode::kIo, path.string() + ": cannot open: " + std::strerror(errno));
+  if (!in) return io_error(path, "cannot open");
   std::vector<char> data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   if (in.bad()) return make_error(ErrorCode::kIo, path.string() + ": read failed");
   return parse_polyglot_book(std::as_bytes(std::span<const char>(data)), path.string());

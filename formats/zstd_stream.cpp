@@ -9,6 +9,8 @@
 
 #include <zstd.h>
 
+#include "formats/atomic_file.h"
+
 namespace tbkit::formats {
 namespace {
 
@@ -117,7 +119,7 @@ Result<std::unique_ptr<InputStream>> open_input(const std::string& path) {
     file = std::make_unique<FileStream>(stdin, false, "<stdin>", 0);
   } else {
     std::FILE* f = std::fopen(path.c_str(), "rb");
-    if (f == nullptr) return make_error(ErrorCode::kIo, path + ": cannot open: " + std::strerror(errno));
+    if (f == nullptr) return io_error(path, "cannot open");
     struct stat st {};
     std::uint64_t size = 0;
     if (fstat(fileno(f), &st) == 0) {

@@ -4,9 +4,7 @@
 #include <atomic>
 #include <bit>
 #include <cassert>
-#include <cerrno>
 #include <cstdio>
-#include <cstring>
 #include <limits>
 #include <memory>
 #include <mutex>
@@ -16,6 +14,7 @@
 
 #include <sys/resource.h>
 
+#include "formats/atomic_file.h"
 #include "pgn/parallel.h"
 
 namespace tbkit::pgn {
@@ -38,7 +37,7 @@ class RunReader {
   Status open(const std::filesystem::path& path) {
     path_ = path;
     file_ = std::fopen(path.c_str(), "rb");
-    if (!file_) return make_error(ErrorCode::kIo, path.string() + ": cannot open spill run: " + std::strerror(errno));
+    if (!file_) return formats::io_error(path, "cannot open spill run");
     buffer_.resize(kRunBufferRecords);
     return refill();
   }
@@ -286,7 +285,7 @@ Status drain_ply_stores(std::span<const PlyStore* const> stores, std::uint32_t m
 
 Status spill_ply_store(const PlyStore& store, const std::filesystem::path& path) {
   std::FILE* f = std::fopen(path.c_str(), "wb");
-  if (!f) return make_error(ErrorCode::kIo, path.string() + ": cannot write spill run: " + std::strerror(errno));
+  if (!f) return formats::io_error(path, "cannot write spill run");
   const PlyStore* stores[] = {&store};
   std::vector<BookRecord> table, out;
   Status status;
@@ -298,7 +297,7 @@ Status spill_ply_store(const PlyStore& store, const std::filesystem::path& path)
   }
   const bool closed = std::fclose(f) == 0;
   if (!status.ok()) return status;
-  if (!ok || !closed) return make_error(ErrorCode::kIo, path.string() + ": cannot write spill run: " + std::strerror(errno));
+  if (!ok || !closed) return formats::io_error(path, "cannot write spill run");
   return {};
 }
 
@@ -348,7 +347,7 @@ Status merge_once(std::span<const std::filesystem::path> runs, std::uint32_t min
 // Merges `runs` (summing, no threshold) into a new run file at `path`, then removes them.
 Status merge_into_run(std::span<const std::filesystem::path> runs, const std::filesystem::path& path) {
   std::FILE* f = std::fopen(path.c_str(), "wb");
-  if (!f) return make_error(ErrorCode::kIo, path.string() + ": cannot write merge run: " + std::strerror(errno));
+  if (!f) return formats::io_error(path, "cannot write merge run");
   std::vector<BookRecord> batch;
   batch.reserve(kRunBufferRecords);
   bool ok = true;
@@ -364,7 +363,7 @@ Status merge_into_run(std::span<const std::filesystem::path> runs, const std::fi
   put();
   const bool closed = std::fclose(f) == 0;
   if (!status.ok()) return status;
-  if (!ok || !closed) return make_error(ErrorCode::kIo, path.string() + ": cannot write merge run: " + std::strerror(errno));
+  if (!ok || !closed) return formats::io_error(path, "cannot write merge run");
   for (const auto& run : runs) {
     std::error_code ec;
     std::filesystem::remove(run, ec);  // only disk space is at stake; the temp directory goes anyway
