@@ -48,7 +48,14 @@ std::size_t marks_noted(const sz::SubtableLayout& s) {
 
 }  // namespace
 
-TEST_CASE("Look-ups resuming at block marks read what whole blocks decode to", "[formats][syzygy][threads]") {
+namespace {
+
+// Calls body(file, layout, side, file index, size, whole-block values) for every subtable with
+// values to decode in the four fixtures, each file freshly opened (no mark noted yet); gives the
+// number of subtables.
+template <class F>
+std::size_t for_each_fixture_subtable(F&& body) {
+  std::size_t subtables = 0;
   for (const char* name : {"KRvKP.rtbw", "KQvKR.rtbw", "KPvKP.rtbz", "KPPvK.rtbz"}) {
     INFO(name);
     auto opened = sz::SyzygyFile::open(marks_fixture(name));
@@ -59,7 +66,6 @@ TEST_CASE("Look-ups resuming at block marks read what whole blocks decode to", "
       return std::string(std::istreambuf_iterator<char>(in), {});
     }();
     const auto* base = reinterpret_cast<const std::byte*>(bytes.data());
-    std::size_t subtables = 0, lookups = 0, noted = 0;
     for (int f = 0; f < file.index().files; ++f)
       for (int side = 0; side < file.index().sides; ++side) {
         const sz::SubtableLayout& s = file.layout(side, f);
@@ -67,38 +73,66 @@ TEST_CASE("Look-ups resuming at block marks read what whole blocks decode to", "
         ++subtables;
         REQUIRE(s.marks.per_block() > 0);
         const std::uint64_t size = file.index().at(side, f).size();
-        const std::vector<int> want = block_expansion(file, s, size, base);
-        // Descending, so every look-up but a block's first may start from a mark an earlier one noted
-        // past it; then a shuffled sample, from two threads at once.
-        std::uint64_t first_wrong = size;
-        for (std::uint64_t i = size; i-- > 0;) {
-          auto v = file.stored_value(side, f, i);
-          if (!v.ok() || *v != want[std::size_t(i)]) first_wrong = i;
-        }
-        INFO("subtable side " << side << ", file " << f << ", first wrong index " << first_wrong);
-        CHECK(first_wrong == size);
-        lookups += std::size_t(size);
-        noted += marks_noted(s);
-        std::vector<std::uint64_t> order(std::size_t(std::min<std::uint64_t>(size, 20000)));
-        std::mt19937_64 rng{size};
-        for (auto& i : order) i = rng() % size;
-        std::atomic<int> wrong{0};
-        std::vector<std::thread> threads;
-        for (int t = 0; t < 2; ++t)
-          threads.emplace_back([&] {
-            for (const std::uint64_t i : order) {
-              auto v = file.stored_value(side, f, i);
-              if (!v.ok() || *v != want[std::size_t(i)]) ++wrong;
-            }
-          });
-        for (auto& t : threads) t.join();
-        CHECK(wrong == 0);
+        INFO("subtable side " << side << ", file " << f);
+        body(file, s, side, f, size, block_expansion(file, s, size, base));
       }
-    CHECK(subtables > 0);
-    CHECK(lookups > 10000);
-    // The descending pass noted marks (so later look-ups could start from them).
-    CHECK(noted > 0);
   }
+  return subtables;
+}
+
+}  // namespace
+
+TEST_CASE("Look-ups resuming at block marks read what whole blocks decode to", "[formats][syzygy]") {
+  std::size_t lookups = 0, noted = 0;
+  const std::size_t subtables = for_each_fixture_subtable([&](const sz::SyzygyFile& file, const sz::SubtableLayout& s,
+                                                              int side, int f, std::uint64_t size,
+                                                              const std::vector<int>& want) {
+    // Descending, so every look-up but a block's first may start from a mark an earlier one noted
+    // past it.
+    std::uint64_t first_wrong = size;
+    for (std::uint64_t i = size; i-- > 0;) {
+      auto v = file.stored_value(side, f, i);
+      if (!v.ok() || *v != want[std::size_t(i)]) first_wrong = i;
+    }
+    INFO("first wrong index " << first_wrong);
+    CHECK(first_wrong == size);
+    lookups += std::size_t(size);
+    noted += marks_noted(s);
+  });
+  CHECK(subtables >= 4);
+  CHECK(lookups > 40000);
+  // The descending pass noted marks (so later look-ups could start from them).
+  CHECK(noted > 0);
+}
+
+// The threaded part alone, which scripts/test also runs under ThreadSanitizer: marks noted and read
+// by two threads at once.
+TEST_CASE("Look-ups from two threads at once, noting and resuming at block marks, read what whole blocks decode to",
+          "[formats][syzygy][threads]") {
+  std::size_t lookups = 0, noted = 0;
+  const std::size_t subtables = for_each_fixture_subtable([&](const sz::SyzygyFile& file, const sz::SubtableLayout& s,
+                                                              int side, int f, std::uint64_t size,
+                                                              const std::vector<int>& want) {
+    std::vector<std::uint64_t> order(std::size_t(std::min<std::uint64_t>(size, 20000)));
+    std::mt19937_64 rng{size};
+    for (auto& i : order) i = rng() % size;
+    std::atomic<int> wrong{0};
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 2; ++t)
+      threads.emplace_back([&] {
+        for (const std::uint64_t i : order) {
+          auto v = file.stored_value(side, f, i);
+          if (!v.ok() || *v != want[std::size_t(i)]) ++wrong;
+        }
+      });
+    for (auto& t : threads) t.join();
+    CHECK(wrong == 0);
+    lookups += 2 * order.size();
+    noted += marks_noted(s);
+  });
+  CHECK(subtables >= 4);
+  CHECK(lookups > 40000);
+  CHECK(noted > 0);
 }
 
 TEST_CASE("Block marks are placed inside the block, none for blocks too large", "[formats][syzygy]") {
