@@ -46,10 +46,6 @@ std::size_t marks_noted(const sz::SubtableLayout& s) {
   return n;
 }
 
-}  // namespace
-
-namespace {
-
 // Calls body(file, layout, side, file index, size, whole-block values) for every subtable with
 // values to decode in the four fixtures, each file freshly opened (no mark noted yet); gives the
 // number of subtables.
