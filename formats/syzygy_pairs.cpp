@@ -95,6 +95,27 @@ class PairCounts {
 // [starts[t], starts[t + 1]), starts[t] being the first symbol at or after t * n / parts.
 constexpr std::uint64_t kValuesPerPart = std::uint64_t{1} << 18;
 constexpr std::size_t kMaxParts = 16;
+// The rounds move the symbols into an array of their own, one after another, once at most 1 in
+// kPackRatio values starts one: a round then reads a few MB in order instead of touching a cache line
+// per symbol across the whole stream (the late rounds of a large subtable are most of them).
+constexpr std::uint64_t kPackRatio = 8;
+
+// The symbols of the stream in order, as a round walks them: in place (position = value index, the
+// step a symbol's expansion) or packed (position = symbol index, step 1).
+template <class T>
+struct InPlaceSymbols {
+  SymbolStream<T>& s;
+  const std::vector<SymbolDef>& defs;
+  [[nodiscard]] std::uint64_t end() const { return s.size(); }
+  [[nodiscard]] int at(std::uint64_t i) const { return s.at(i); }
+  [[nodiscard]] std::uint64_t after(std::uint64_t i, int sym) const { return i + defs[std::size_t(sym)].expansion; }
+};
+struct PackedSymbols {
+  std::vector<std::uint16_t>& x;
+  [[nodiscard]] std::uint64_t end() const { return x.size(); }
+  [[nodiscard]] int at(std::uint64_t i) const { return x[i]; }
+  [[nodiscard]] static std::uint64_t after(std::uint64_t i, int) { return i + 1; }
+};
 
 // Recursive pairing: each round counts adjacent symbol pairs, turns up to kPairsPerRound of the most
 // frequent ones that cannot overlap each other into new symbols and rewrites the stream from left to
@@ -108,35 +129,43 @@ constexpr std::size_t kMaxParts = 16;
 // from the last symbol before the cut and, for twins, from the parity of the run of equal symbols
 // ending there, which the count notes. A part reads the symbol opening the next from a copy taken
 // before the round, and a pair over a cut is written after the parts, so no part touches another's
-// bytes.
+// bytes. Packed, a part writes its symbols from its own start on and the parts then close up; the
+// cuts stay where they were in the stream, so the parts, and the result, do not change.
 template <class T>
 void build_pair_symbols(SymbolStream<T>& s, std::vector<SymbolDef>& defs, int min_frequency,
                         const ParallelFor& parallel) {
   const std::uint64_t n = s.size();
   // Without a parallel loop, one part: the plain left-to-right pass the parts must reproduce.
   const std::size_t parts = parallel ? std::size_t(std::clamp<std::uint64_t>(n / kValuesPerPart, 1, kMaxParts)) : 1;
-  std::vector<std::uint64_t> starts(parts + 1);
+  std::vector<std::uint64_t> starts(parts + 1);  // in place: value indexes; packed: symbol indexes
   for (std::size_t t = 0; t <= parts; ++t) starts[t] = n * t / parts;
   const auto each_part = [&](const std::function<void(std::size_t)>& body) {
     if (parts > 1) parallel(parts, body);
     else body(0);
   };
   // Per part: the symbol opening the next (-1 past the end); its own last symbol, how many equal
-  // symbols end it, and whether they are all of it; whether its first symbol is a pair's second.
+  // symbols end it, and whether they are all of it; whether its first symbol is a pair's second;
+  // its symbols before the round, and the pairs it wrote (packed: the symbols it wrote).
   std::vector<int> opening(parts), last(parts);
-  std::vector<std::uint64_t> run(parts);
+  std::vector<std::uint64_t> run(parts), symbols(parts), written(parts);
   std::vector<char> whole(parts), taken(parts);
   std::vector<PairCounts> part_counts(parts);
   PairCounts counts;
-  while (int(defs.size()) < kMaxSymbols && n > 1) {
+  std::vector<std::uint16_t> packed;
+  bool is_packed = false;
+  std::uint64_t remaining = n;  // symbols in the stream (at first a leaf per value)
+
+  // One round over `seq`; false when no pair is left to make.
+  const auto round = [&]<bool kPacked>(const auto& seq, std::bool_constant<kPacked>) {
     const std::size_t count = defs.size();
-    for (std::size_t t = 0; t < parts; ++t) opening[t] = starts[t + 1] < n ? s.at(starts[t + 1]) : -1;
+    const std::uint64_t total = seq.end();
+    for (std::size_t t = 0; t < parts; ++t) opening[t] = starts[t + 1] < total ? seq.at(starts[t + 1]) : -1;
     each_part([&](std::size_t t) {
       int previous = -1;
-      std::uint64_t equal = 0;
+      std::uint64_t equal = 0, seen = 0;
       bool all_equal = true;
       for (std::uint64_t i = starts[t]; i < starts[t + 1];) {
-        const int sym = s.at(i);
+        const int sym = seq.at(i);
         if (previous >= 0) part_counts[t].add(std::uint32_t(std::size_t(previous) * count + std::size_t(sym)));
         if (sym == previous) {
           ++equal;
@@ -145,13 +174,15 @@ void build_pair_symbols(SymbolStream<T>& s, std::vector<SymbolDef>& defs, int mi
           equal = 1;
         }
         previous = sym;
-        i += defs[std::size_t(sym)].expansion;
+        ++seen;
+        i = seq.after(i, sym);
       }
       if (previous >= 0 && opening[t] >= 0)
         part_counts[t].add(std::uint32_t(std::size_t(previous) * count + std::size_t(opening[t])));
       last[t] = previous;
       run[t] = equal;
       whole[t] = all_equal;
+      symbols[t] = seen;
     });
     if (parts == 1) {
       std::swap(counts, part_counts[0]);
@@ -165,7 +196,7 @@ void build_pair_symbols(SymbolStream<T>& s, std::vector<SymbolDef>& defs, int mi
       if (f >= std::uint64_t(min_frequency) && defs[a].expansion + defs[b].expansion <= kMaxExpansion)
         candidates.push_back({f, int(a), int(b)});
     });
-    if (candidates.empty()) break;
+    if (candidates.empty()) return false;
     const std::size_t keep = std::min<std::size_t>(candidates.size(), 4 * kPairsPerRound);
     std::partial_sort(candidates.begin(), candidates.begin() + std::ptrdiff_t(keep), candidates.end(),
                       [](const PairCandidate& x, const PairCandidate& y) {
@@ -208,34 +239,100 @@ void build_pair_symbols(SymbolStream<T>& s, std::vector<SymbolDef>& defs, int mi
       // when the run's length is odd.
       taken[t + 1] = pair_of(a, b) >= 0 && (a != b || ending % 2 == 1);
     }
-    std::vector<std::pair<std::uint64_t, int>> across(parts, {0, -1});  // a pair over the cut after part t
+    // A pair over the cut after part t: where its first symbol is (packed: was written), and which.
+    std::vector<std::pair<std::uint64_t, int>> across(parts, {0, -1});
     each_part([&](std::size_t t) {
       const std::uint64_t end = starts[t + 1];
-      std::uint64_t i = starts[t];
-      if (taken[t]) i += defs[std::size_t(s.at(i))].expansion;
+      std::uint64_t i = starts[t], out = starts[t], pairs_made = 0;
+      if (taken[t]) i = seq.after(i, seq.at(i));
+      const auto keep_symbol = [&](int sym) {
+        if constexpr (kPacked) seq.x[out++] = std::uint16_t(sym);
+      };
       while (i < end) {
-        const int a = s.at(i);
-        const std::uint64_t j = i + defs[std::size_t(a)].expansion;
-        if (j < n && head[std::size_t(a)] >= 0) {
-          const int b = j < end ? s.at(j) : opening[t];
+        const int a = seq.at(i);
+        const std::uint64_t j = seq.after(i, a);
+        if (j < total && head[std::size_t(a)] >= 0) {
+          const int b = j < end ? seq.at(j) : opening[t];
           if (const int k = pair_of(a, b); k >= 0) {
-            if (j < end) s.put(i, int(count) + k);
-            else across[t] = {i, k};
-            i = j + defs[std::size_t(b)].expansion;
+            if (j < end) {
+              ++pairs_made;
+              if constexpr (kPacked) seq.x[out++] = std::uint16_t(int(count) + k);
+              else s.put(i, int(count) + k);
+            } else {
+              across[t] = {kPacked ? out : i, k};
+              keep_symbol(a);
+            }
+            i = seq.after(j, b);
             continue;
           }
         }
+        keep_symbol(a);
         i = j;
       }
+      written[t] = kPacked ? out - starts[t] : pairs_made;
     });
+    std::uint64_t before = 0, made = 0;
+    for (std::size_t t = 0; t < parts; ++t) {
+      before += symbols[t];
+      made += kPacked ? symbols[t] - std::uint64_t(taken[t]) - written[t] : written[t];
+    }
     for (std::size_t t = 0; t + 1 < parts; ++t) {
       assert((across[t].second >= 0) == bool(taken[t + 1]));
       if (across[t].second < 0) continue;
-      s.put(across[t].first, int(count) + across[t].second);
-      // The next part now opens after the pair's second symbol: at most kMaxExpansion - 1 values past
-      // its cut, so a part never empties.
-      starts[t + 1] += defs[std::size_t(opening[t])].expansion;
-      assert(starts[t + 1] < starts[t + 2]);
+      ++made;
+      if constexpr (kPacked) {
+        seq.x[across[t].first] = std::uint16_t(int(count) + across[t].second);
+      } else {
+        s.put(across[t].first, int(count) + across[t].second);
+        // The next part now opens after the pair's second symbol: at most kMaxExpansion - 1 values
+        // past its cut, so a part never empties.
+        starts[t + 1] += defs[std::size_t(opening[t])].expansion;
+        assert(starts[t + 1] < starts[t + 2]);
+      }
+    }
+    if constexpr (kPacked) {
+      // Close up: each part's symbols follow the last part's (a part skipped the symbol a pair over
+      // its cut took).
+      std::uint64_t to = 0;
+      for (std::size_t t = 0; t < parts; ++t) {
+        if (to != starts[t])
+          std::copy(seq.x.begin() + std::ptrdiff_t(starts[t]), seq.x.begin() + std::ptrdiff_t(starts[t] + written[t]),
+                    seq.x.begin() + std::ptrdiff_t(to));
+        starts[t] = to;
+        to += written[t];
+        assert(written[t] > 0);
+      }
+      starts[parts] = to;
+      seq.x.resize(to);
+    }
+    remaining = before - made;
+    return true;
+  };
+
+  while (int(defs.size()) < kMaxSymbols && n > 1) {
+    if (!is_packed && remaining * kPackRatio <= n) {
+      // Every cut starts a symbol, so each maps to a symbol index.
+      packed.reserve(remaining);
+      std::size_t t = 0;
+      for (std::uint64_t i = 0; i < n;) {
+        assert(starts[t] >= i);
+        while (t <= parts && starts[t] == i) starts[t++] = packed.size();
+        const int sym = s.at(i);
+        packed.push_back(std::uint16_t(sym));
+        i += defs[std::size_t(sym)].expansion;
+      }
+      for (; t <= parts; ++t) starts[t] = packed.size();
+      is_packed = true;
+    }
+    const bool more = is_packed ? round(PackedSymbols{packed}, std::true_type{})
+                                : round(InPlaceSymbols<T>{s, defs}, std::false_type{});
+    if (!more) break;
+  }
+  if (is_packed) {
+    std::uint64_t i = 0;
+    for (const std::uint16_t sym : packed) {
+      s.put(i, sym);
+      i += defs[sym].expansion;
     }
   }
 }
