@@ -28,6 +28,11 @@ void for_each_symbol(const SymbolStream<T>& s, const std::vector<SymbolDef>& def
   }
 }
 
+// A pair's key in PairCounts: the same in every round (symbols stay below 4096).
+constexpr std::uint32_t kPairKeyBase = 4096;
+static_assert(kMaxSymbols <= int(kPairKeyBase));
+constexpr std::uint32_t pair_key(int first, int second) { return std::uint32_t(first) * kPairKeyBase + std::uint32_t(second); }
+
 struct PairCandidate {
   std::uint64_t frequency;
   int first, second;
@@ -52,6 +57,27 @@ class PairCounts {
         return;
       }
     }
+  }
+
+  // Takes n off a pair's count, which is at least n.
+  void subtract(std::uint32_t pair, std::uint64_t n = 1) {
+    const std::uint64_t tag = std::uint64_t(pair + 1) << kCountBits;
+    for (std::size_t i = slot_of(pair);; i = (i + 1) & mask_) {
+      std::uint64_t& e = table_[i];
+      assert(e != 0 && "subtract: the pair was never counted");
+      if ((e & ~kCountMask) == tag) {
+        assert((e & kCountMask) >= n);
+        e -= n;
+        return;
+      }
+    }
+  }
+
+  // Calls f(pair, count) for every pair of a positive count (in no particular order).
+  template <class F>
+  void for_each(F&& f) const {
+    for (const std::uint64_t e : table_)
+      if ((e & kCountMask) != 0) f(std::uint32_t((e >> kCountBits) - 1), e & kCountMask);
   }
 
   // Calls f(pair, count) for every pair counted (in no particular order), then forgets them.
@@ -145,12 +171,16 @@ void build_pair_symbols(SymbolStream<T>& s, std::vector<SymbolDef>& defs, int mi
   };
   // Per part: the symbol opening the next (-1 past the end); its own last symbol, how many equal
   // symbols end it, and whether they are all of it; whether its first symbol is a pair's second;
-  // its symbols before the round, and the pairs it wrote (packed: the symbols it wrote).
+  // its symbols before the round, and the pairs it made (packed: the symbols it wrote).
   std::vector<int> opening(parts), last(parts);
   std::vector<std::uint64_t> run(parts), symbols(parts), written(parts);
   std::vector<char> whole(parts), taken(parts);
   std::vector<PairCounts> part_counts(parts);
+  // Packed, the counts are kept from round to round: a part notes the pairs its rewrite ends (-1)
+  // and makes (+1) within it, and the pairs over the cuts are redone after the parts.
+  std::vector<std::vector<std::pair<std::uint32_t, int>>> changes(parts);
   PairCounts counts;
+  bool counted = false;  // counts holds the stream's pairs as it is
   std::vector<std::uint16_t> packed;
   bool is_packed = false;
   std::uint64_t remaining = n;  // symbols in the stream (at first a leaf per value)
@@ -160,42 +190,56 @@ void build_pair_symbols(SymbolStream<T>& s, std::vector<SymbolDef>& defs, int mi
     const std::size_t count = defs.size();
     const std::uint64_t total = seq.end();
     for (std::size_t t = 0; t < parts; ++t) opening[t] = starts[t + 1] < total ? seq.at(starts[t + 1]) : -1;
-    each_part([&](std::size_t t) {
-      int previous = -1;
-      std::uint64_t equal = 0, seen = 0;
-      bool all_equal = true;
-      for (std::uint64_t i = starts[t]; i < starts[t + 1];) {
-        const int sym = seq.at(i);
-        if (previous >= 0) part_counts[t].add(std::uint32_t(std::size_t(previous) * count + std::size_t(sym)));
-        if (sym == previous) {
-          ++equal;
-        } else {
-          all_equal = previous < 0;
-          equal = 1;
-        }
-        previous = sym;
-        ++seen;
-        i = seq.after(i, sym);
+    if (counted) {
+      // Only the run of equal symbols ending each part is needed.
+      for (std::size_t t = 0; t < parts; ++t) {
+        std::uint64_t i = starts[t + 1] - 1;
+        last[t] = seq.at(i);
+        while (i > starts[t] && seq.at(i - 1) == last[t]) --i;
+        run[t] = starts[t + 1] - i;
+        whole[t] = i == starts[t];
+        symbols[t] = starts[t + 1] - starts[t];
       }
-      if (previous >= 0 && opening[t] >= 0)
-        part_counts[t].add(std::uint32_t(std::size_t(previous) * count + std::size_t(opening[t])));
-      last[t] = previous;
-      run[t] = equal;
-      whole[t] = all_equal;
-      symbols[t] = seen;
-    });
-    if (parts == 1) {
-      std::swap(counts, part_counts[0]);
     } else {
-      for (PairCounts& c : part_counts) c.drain([&](std::uint32_t pair, std::uint64_t f) { counts.add(pair, f); });
+      each_part([&](std::size_t t) {
+        int previous = -1;
+        std::uint64_t equal = 0, seen = 0;
+        bool all_equal = true;
+        for (std::uint64_t i = starts[t]; i < starts[t + 1];) {
+          const int sym = seq.at(i);
+          if (previous >= 0) part_counts[t].add(pair_key(previous, sym));
+          if (sym == previous) {
+            ++equal;
+          } else {
+            all_equal = previous < 0;
+            equal = 1;
+          }
+          previous = sym;
+          ++seen;
+          i = seq.after(i, sym);
+        }
+        if (previous >= 0 && opening[t] >= 0) part_counts[t].add(pair_key(previous, opening[t]));
+        last[t] = previous;
+        run[t] = equal;
+        whole[t] = all_equal;
+        symbols[t] = seen;
+      });
+      if (parts == 1) {
+        std::swap(counts, part_counts[0]);
+      } else {
+        for (PairCounts& c : part_counts) c.drain([&](std::uint32_t pair, std::uint64_t f) { counts.add(pair, f); });
+      }
     }
 
     std::vector<PairCandidate> candidates;
-    counts.drain([&](std::uint32_t pair, std::uint64_t f) {
-      const std::size_t a = pair / count, b = pair % count;
+    counts.for_each([&](std::uint32_t pair, std::uint64_t f) {
+      const std::size_t a = pair / kPairKeyBase, b = pair % kPairKeyBase;
       if (f >= std::uint64_t(min_frequency) && defs[a].expansion + defs[b].expansion <= kMaxExpansion)
         candidates.push_back({f, int(a), int(b)});
     });
+    // In place, the next round counts again.
+    counted = kPacked;
+    if (!kPacked) counts.drain([](std::uint32_t, std::uint64_t) {});
     if (candidates.empty()) return false;
     const std::size_t keep = std::min<std::size_t>(candidates.size(), 4 * kPairsPerRound);
     std::partial_sort(candidates.begin(), candidates.begin() + std::ptrdiff_t(keep), candidates.end(),
@@ -239,73 +283,115 @@ void build_pair_symbols(SymbolStream<T>& s, std::vector<SymbolDef>& defs, int mi
       // when the run's length is odd.
       taken[t + 1] = pair_of(a, b) >= 0 && (a != b || ending % 2 == 1);
     }
-    // A pair over the cut after part t: where its first symbol is (packed: was written), and which.
-    std::vector<std::pair<std::uint64_t, int>> across(parts, {0, -1});
-    each_part([&](std::size_t t) {
-      const std::uint64_t end = starts[t + 1];
-      std::uint64_t i = starts[t], out = starts[t], pairs_made = 0;
-      if (taken[t]) i = seq.after(i, seq.at(i));
-      const auto keep_symbol = [&](int sym) {
-        if constexpr (kPacked) seq.x[out++] = std::uint16_t(sym);
-      };
-      while (i < end) {
-        const int a = seq.at(i);
-        const std::uint64_t j = seq.after(i, a);
-        if (j < total && head[std::size_t(a)] >= 0) {
-          const int b = j < end ? seq.at(j) : opening[t];
-          if (const int k = pair_of(a, b); k >= 0) {
-            if (j < end) {
-              ++pairs_made;
-              if constexpr (kPacked) seq.x[out++] = std::uint16_t(int(count) + k);
-              else s.put(i, int(count) + k);
-            } else {
-              across[t] = {kPacked ? out : i, k};
-              keep_symbol(a);
-            }
-            i = seq.after(j, b);
-            continue;
-          }
+    if constexpr (kPacked) {
+      each_part([&](std::size_t t) {
+        // Writes the part's symbols from its start on. A pair ends the pairs its two symbols were in;
+        // (x, y) with x the symbol before: noted when y is known to be taken or not.
+        std::vector<std::pair<std::uint32_t, int>>& change = changes[t];
+        change.clear();
+        const std::uint64_t end = starts[t + 1];
+        std::uint64_t i = starts[t], out = starts[t];
+        int before = -1, made_before = 0;  // the symbol read before i, and whether it went into a pair
+        int out_before = -1, out_made = 0;  // the symbol written before, and whether it is a new pair
+        const auto write = [&](int sym, int made) {
+          if (out_before >= 0 && (made || out_made)) change.push_back({pair_key(out_before, sym), 1});
+          seq.x[out++] = std::uint16_t(sym);
+          out_before = sym;
+          out_made = made;
+        };
+        if (taken[t]) {
+          before = seq.at(i++);
+          made_before = 1;
         }
-        keep_symbol(a);
-        i = j;
+        while (i < end) {
+          const int a = seq.at(i);
+          if (i + 1 < total && head[std::size_t(a)] >= 0) {
+            const int b = i + 1 < end ? seq.at(i + 1) : opening[t];
+            if (const int k = pair_of(a, b); k >= 0) {
+              if (before >= 0) change.push_back({pair_key(before, a), -1});
+              if (i + 1 < end) change.push_back({pair_key(a, b), -1});  // else the pair over the cut
+              write(int(count) + k, 1);
+              before = b;
+              made_before = 1;
+              i += 2;
+              continue;
+            }
+          }
+          if (made_before) change.push_back({pair_key(before, a), -1});
+          write(a, 0);
+          before = a;
+          made_before = 0;
+          ++i;
+        }
+        written[t] = out - starts[t];
+      });
+      for (const auto& change : changes)
+        for (const auto& [pair, d] : change) {
+          if (d > 0) counts.add(pair);
+          else counts.subtract(pair);
+        }
+      // Close up: each part's symbols follow the last part's (a part skipped the symbol a pair over
+      // its cut took), and the pairs over the cuts are counted anew.
+      std::uint64_t to = 0;
+      for (std::size_t t = 0; t < parts; ++t) {
+        assert(written[t] > 0);
+        if (to != starts[t])
+          std::copy(seq.x.begin() + std::ptrdiff_t(starts[t]), seq.x.begin() + std::ptrdiff_t(starts[t] + written[t]),
+                    seq.x.begin() + std::ptrdiff_t(to));
+        starts[t] = to;
+        to += written[t];
       }
-      written[t] = kPacked ? out - starts[t] : pairs_made;
-    });
-    std::uint64_t before = 0, made = 0;
-    for (std::size_t t = 0; t < parts; ++t) {
-      before += symbols[t];
-      made += kPacked ? symbols[t] - std::uint64_t(taken[t]) - written[t] : written[t];
-    }
-    for (std::size_t t = 0; t + 1 < parts; ++t) {
-      assert((across[t].second >= 0) == bool(taken[t + 1]));
-      if (across[t].second < 0) continue;
-      ++made;
-      if constexpr (kPacked) {
-        seq.x[across[t].first] = std::uint16_t(int(count) + across[t].second);
-      } else {
+      starts[parts] = to;
+      seq.x.resize(to);
+      for (std::size_t t = 0; t + 1 < parts; ++t) {
+        counts.subtract(pair_key(last[t], opening[t]));
+        counts.add(pair_key(seq.x[starts[t + 1] - 1], seq.x[starts[t + 1]]));
+      }
+      remaining = to;
+    } else {
+      // A pair over the cut after part t: where its first symbol is, and which.
+      std::vector<std::pair<std::uint64_t, int>> across(parts, {0, -1});
+      each_part([&](std::size_t t) {
+        const std::uint64_t end = starts[t + 1];
+        std::uint64_t i = starts[t], made = 0;
+        if (taken[t]) i = seq.after(i, seq.at(i));
+        while (i < end) {
+          const int a = seq.at(i);
+          const std::uint64_t j = seq.after(i, a);
+          if (j < total && head[std::size_t(a)] >= 0) {
+            const int b = j < end ? seq.at(j) : opening[t];
+            if (const int k = pair_of(a, b); k >= 0) {
+              if (j < end) {
+                s.put(i, int(count) + k);
+                ++made;
+              } else {
+                across[t] = {i, k};
+              }
+              i = seq.after(j, b);
+              continue;
+            }
+          }
+          i = j;
+        }
+        written[t] = made;
+      });
+      std::uint64_t before = 0, made = 0;
+      for (std::size_t t = 0; t < parts; ++t) {
+        before += symbols[t];
+        made += written[t];
+      }
+      for (std::size_t t = 0; t + 1 < parts; ++t) {
+        assert((across[t].second >= 0) == bool(taken[t + 1]));
+        if (across[t].second < 0) continue;
+        ++made;
         s.put(across[t].first, int(count) + across[t].second);
         // The next part now opens after the pair's second symbol: at most kMaxExpansion - 1 values
         // past its cut, so a part never empties.
         starts[t + 1] += defs[std::size_t(opening[t])].expansion;
         assert(starts[t + 1] < starts[t + 2]);
       }
+      remaining = before - made;
     }
-    if constexpr (kPacked) {
-      // Close up: each part's symbols follow the last part's (a part skipped the symbol a pair over
-      // its cut took).
-      std::uint64_t to = 0;
-      for (std::size_t t = 0; t < parts; ++t) {
-        if (to != starts[t])
-          std::copy(seq.x.begin() + std::ptrdiff_t(starts[t]), seq.x.begin() + std::ptrdiff_t(starts[t] + written[t]),
-                    seq.x.begin() + std::ptrdiff_t(to));
-        starts[t] = to;
-        to += written[t];
-        assert(written[t] > 0);
-      }
-      starts[parts] = to;
-      seq.x.resize(to);
-    }
-    remaining = before - made;
     return true;
   };
 
