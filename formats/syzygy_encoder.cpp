@@ -32,6 +32,7 @@ pairs::StreamOptions stream_options(int max_block_log2, const EncodeOptions& opt
   out.min_pair_frequency = options.min_pair_frequency;
   out.max_block_log2 = max_block_log2;
   out.parallel = options.parallel;
+  out.pack_ratio = options.pack_ratio;
   return out;
 }
 

@@ -81,6 +81,10 @@ struct EncodeOptions {
   // Where the pair rounds of a large subtable may run their parts side by side; empty: in the calling
   // thread. The files are the same either way.
   ParallelFor parallel;
+  // The pair rounds move the symbols into an array of their own, and keep their pair counts from
+  // round to round, once at most 1 in pack_ratio values starts a symbol (1: from the first round;
+  // 0: never, every round walks and counts the whole stream). The files are the same either way.
+  int pack_ratio = 8;
 };
 
 // One compressed subtable: the compression record (flags through the pair tree, padded to an even

@@ -64,7 +64,10 @@ class PairCounts {
     const std::uint64_t tag = std::uint64_t(pair + 1) << kCountBits;
     for (std::size_t i = slot_of(pair);; i = (i + 1) & mask_) {
       std::uint64_t& e = table_[i];
-      assert(e != 0 && "subtract: the pair was never counted");
+      if (e == 0) {
+        assert(false && "subtract: the pair was never counted");
+        return;
+      }
       if ((e & ~kCountMask) == tag) {
         assert((e & kCountMask) >= n);
         e -= n;
@@ -121,10 +124,6 @@ class PairCounts {
 // [starts[t], starts[t + 1]), starts[t] being the first symbol at or after t * n / parts.
 constexpr std::uint64_t kValuesPerPart = std::uint64_t{1} << 18;
 constexpr std::size_t kMaxParts = 16;
-// The rounds move the symbols into an array of their own, one after another, once at most 1 in
-// kPackRatio values starts one: a round then reads a few MB in order instead of touching a cache line
-// per symbol across the whole stream (the late rounds of a large subtable are most of them).
-constexpr std::uint64_t kPackRatio = 8;
 
 // The symbols of the stream in order, as a round walks them: in place (position = value index, the
 // step a symbol's expansion) or packed (position = symbol index, step 1).
@@ -155,11 +154,17 @@ struct PackedSymbols {
 // from the last symbol before the cut and, for twins, from the parity of the run of equal symbols
 // ending there, which the count notes. A part reads the symbol opening the next from a copy taken
 // before the round, and a pair over a cut is written after the parts, so no part touches another's
-// bytes. Packed, a part writes its symbols from its own start on and the parts then close up; the
-// cuts stay where they were in the stream, so the parts, and the result, do not change.
+// bytes.
+//
+// Once at most 1 in pack_ratio values starts a symbol (the late rounds of a large subtable, most of
+// them), the symbols move into an array of their own, one after another: a round then reads a few MB
+// in order instead of a cache line per symbol across the whole stream, and the pair counts are kept
+// from round to round, each rewrite noting the pairs it ends and makes. Packed, a part writes its
+// symbols from its own start on and the parts then close up; the cuts stay where they were in the
+// stream, so the parts, and the result, do not change.
 template <class T>
 void build_pair_symbols(SymbolStream<T>& s, std::vector<SymbolDef>& defs, int min_frequency,
-                        const ParallelFor& parallel) {
+                        const ParallelFor& parallel, int pack_ratio) {
   const std::uint64_t n = s.size();
   // Without a parallel loop, one part: the plain left-to-right pass the parts must reproduce.
   const std::size_t parts = parallel ? std::size_t(std::clamp<std::uint64_t>(n / kValuesPerPart, 1, kMaxParts)) : 1;
@@ -396,7 +401,7 @@ void build_pair_symbols(SymbolStream<T>& s, std::vector<SymbolDef>& defs, int mi
   };
 
   while (int(defs.size()) < kMaxSymbols && n > 1) {
-    if (!is_packed && remaining * kPackRatio <= n) {
+    if (!is_packed && pack_ratio > 0 && remaining * std::uint64_t(pack_ratio) <= n) {
       // Every cut starts a symbol, so each maps to a symbol index.
       packed.reserve(remaining);
       std::size_t t = 0;
@@ -662,7 +667,7 @@ template <class T>
 CompressedSubtable compress_stream_of(SymbolStream<T>& s, std::vector<SymbolDef> defs, std::uint8_t flags,
                                       const StreamOptions& options) {
   const std::uint64_t n = s.size();
-  build_pair_symbols(s, defs, options.min_pair_frequency, options.parallel);
+  build_pair_symbols(s, defs, options.min_pair_frequency, options.parallel, options.pack_ratio);
   std::vector<std::uint64_t> freq(defs.size(), 0);
   for_each_symbol(s, defs, [&](std::uint64_t, int sym) { ++freq[std::size_t(sym)]; });
   const CanonicalCode code = make_canonical_code(defs, freq);

@@ -75,6 +75,7 @@ struct StreamOptions {
   int max_block_log2 = 6;      // largest block tried (log2 bytes); smaller ones down to min_block_log2
   int min_block_log2 = 5;      // smallest block tried (32 bytes); equal to max_block_log2: that size only
   ParallelFor parallel;        // the pair rounds' parts side by side (empty: one after another)
+  int pack_ratio = 8;          // EncodeOptions::pack_ratio
 };
 
 // Pairs, codes, blocks and indexes of a stream whose leaves are `defs` (leaf symbols only: left is

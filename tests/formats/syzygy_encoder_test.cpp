@@ -557,3 +557,49 @@ TEST_CASE("Syzygy encoder: pair rounds in parallel parts compress exactly as in 
   }
   CHECK(pair_trees == 6);  // every stream made pair symbols
 }
+
+TEST_CASE("Syzygy encoder: packed pair rounds with kept counts compress exactly as rounds over the whole stream",
+          "[syzygy][encoder][threads]") {
+  // pack_ratio 0 walks and counts the whole stream every round; 1 packs from the first round and
+  // keeps the counts from then on; 8 (the default) packs part of the way. Serial and in parts.
+  constexpr std::uint64_t kValues = 1'200'000;
+  int compared = 0;
+  for (const bool in_parts : {false, true}) {
+    for (std::uint32_t seed = 7; seed <= 8; ++seed) {
+      const auto wdl = runs_over_cuts<std::uint8_t>(kValues, seed, 4, [](std::mt19937& rng) {
+        return std::uint8_t(rng() % 5);
+      });
+      const sz::WdlFill wdl_fill = [&wdl](int, int, std::uint64_t begin, std::span<std::uint8_t> out) {
+        std::copy_n(wdl.begin() + std::ptrdiff_t(begin), out.size(), out.begin());
+      };
+      const auto dtz = runs_over_cuts<sz::DtzSlot>(kValues, seed, sz::DtzSlot{5, -2}, [](std::mt19937& rng) {
+        return sz::DtzSlot{std::uint16_t(1 + rng() % 40), std::int8_t(rng() % 3 ? 2 : -2)};
+      });
+      const sz::DtzFill dtz_fill = [&dtz](int, int, std::uint64_t begin, std::span<sz::DtzSlot> out) {
+        std::copy_n(dtz.begin() + std::ptrdiff_t(begin), out.size(), out.begin());
+      };
+      std::optional<sz::CompressedSubtable> wdl_whole, dtz_whole;
+      for (const int ratio : {0, 1, 8}) {
+        sz::EncodeOptions options;
+        if (in_parts) options.parallel = encoder_threads();
+        options.pack_ratio = ratio;
+        auto w = sz::compress_wdl_subtable(kValues, 0, 0, wdl_fill, 0, options);
+        auto d = sz::compress_dtz_subtable(kValues, 0, 0, dtz_fill, false, false, options);
+        REQUIRE(w.ok());
+        REQUIRE(d.ok());
+        if (ratio == 0) {
+          CHECK(w->symbol_count > 100);  // many rounds of pairs
+          CHECK(d->symbol_count > 100);
+          wdl_whole = std::move(*w);
+          dtz_whole = std::move(*d);
+          continue;
+        }
+        INFO("parts " << in_parts << ", seed " << seed << ", pack ratio " << ratio);
+        CHECK(same_compressed(*wdl_whole, *w));
+        CHECK(same_compressed(*dtz_whole, *d));
+        compared += 2;
+      }
+    }
+  }
+  CHECK(compared == 16);
+}
