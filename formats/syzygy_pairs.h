@@ -78,6 +78,16 @@ struct StreamOptions {
   int pack_ratio = 8;          // EncodeOptions::pack_ratio
 };
 
+// Recursive pairing (formats/syzygy_pair_rounds.cpp): rounds that each turn the most frequent adjacent
+// symbol pairs (at least min_frequency times, up to 250 a round, none overlapping another) into new
+// symbols, appended to `defs`, and rewrite `s` in place, until none is left or 4095 symbols exist.
+// `parallel` runs a large stream's parts side by side; the result is the same with or without it and
+// for any pack_ratio (StreamOptions).
+void build_pair_symbols(SymbolStream<std::uint8_t>& s, std::vector<SymbolDef>& defs, int min_frequency,
+                        const ParallelFor& parallel, int pack_ratio);
+void build_pair_symbols(SymbolStream<std::uint16_t>& s, std::vector<SymbolDef>& defs, int min_frequency,
+                        const ParallelFor& parallel, int pack_ratio);
+
 // Pairs, codes, blocks and indexes of a stream whose leaves are `defs` (leaf symbols only: left is
 // the stored value); the record starts with `flags`. The stream is rewritten in place.
 [[nodiscard]] CompressedSubtable compress_stream(SymbolStream<std::uint8_t>& s, std::vector<SymbolDef> defs,
