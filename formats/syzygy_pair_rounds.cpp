@@ -149,8 +149,8 @@ struct PackedSymbols {
 // symbols from its own start on and the parts then close up; the cuts stay where they were in the
 // stream, so the parts, and the result, do not change. A pair over a cut is the part's last symbol.
 template <class T>
-void build_pairs(SymbolStream<T>& s, std::vector<SymbolDef>& defs, int min_frequency,
-                        const ParallelFor& parallel, int pack_ratio) {
+void build_pairs(SymbolStream<T>& s, std::vector<SymbolDef>& defs, int min_frequency, const ParallelFor& parallel,
+                 int pack_ratio) {
   const std::uint64_t n = s.size();
   // Without a parallel loop, one part: the plain left-to-right pass the parts must reproduce.
   const std::size_t parts = parallel ? std::size_t(std::clamp<std::uint64_t>(n / kValuesPerPart, 1, kMaxParts)) : 1;
@@ -162,7 +162,7 @@ void build_pairs(SymbolStream<T>& s, std::vector<SymbolDef>& defs, int min_frequ
   };
   // Per part: the symbol opening the next (-1 past the end); its own last symbol, how many equal
   // symbols end it, and whether they are all of it; whether its first symbol is a pair's second;
-  // its symbols before the round, and the pairs it made (packed: the symbols it wrote).
+  // in place, its symbols before the round and the pairs it made; packed, the symbols it wrote.
   std::vector<int> opening(parts), last(parts);
   std::vector<std::uint64_t> run(parts), symbols(parts), written(parts);
   std::vector<char> whole(parts), taken(parts);
@@ -174,7 +174,7 @@ void build_pairs(SymbolStream<T>& s, std::vector<SymbolDef>& defs, int min_frequ
   bool counted = false;  // counts holds the stream's pairs as it is
   std::vector<std::uint16_t> packed;
   bool is_packed = false;
-  std::uint64_t remaining = n;  // symbols in the stream (at first a leaf per value)
+  std::uint64_t remaining = n;  // in place, the symbols in the stream (at first a leaf per value)
 
   // One round over `seq`; false when no pair is left to make.
   const auto round = [&]<bool kPacked>(const auto& seq, std::bool_constant<kPacked>) {
@@ -189,7 +189,6 @@ void build_pairs(SymbolStream<T>& s, std::vector<SymbolDef>& defs, int min_frequ
         while (i > starts[t] && seq.at(i - 1) == last[t]) --i;
         run[t] = starts[t + 1] - i;
         whole[t] = i == starts[t];
-        symbols[t] = starts[t + 1] - starts[t];
       }
     } else {
       each_part([&](std::size_t t) {
@@ -338,7 +337,6 @@ void build_pairs(SymbolStream<T>& s, std::vector<SymbolDef>& defs, int min_frequ
         counts.subtract(pair_key(last[t], opening[t]));
         counts.add(pair_key(seq.x[starts[t + 1] - 1], seq.x[starts[t + 1]]));
       }
-      remaining = to;
     } else {
       // A pair over the cut after part t: where its first symbol is, and which.
       std::vector<std::pair<std::uint64_t, int>> across(parts, {0, -1});
