@@ -285,7 +285,7 @@ Result<sz::SubtableIndex> choose_order(const sz::SubtableIndex& computed, std::s
     const int coarse_log2 = options.sample_fraction_log2 + options.prune_shift;
     // Pruning pays only where the coarse sample is smaller than the full one (both have a minimum).
     const bool prune = options.prune_keep > 0 && candidates.size() > std::size_t(options.prune_keep) &&
-                       (computed.size() >> coarse_log2) >= options.sample_min;
+                       (computed.size() >> options.sample_fraction_log2) > options.sample_min;
     if (prune) {
       judge(candidates, finalists, coarse_log2, out);
       // The best prune_keep, ties to the earlier candidate.

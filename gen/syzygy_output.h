@@ -37,13 +37,16 @@ struct SyzygyWriteOptions {
   bool choose_orders = true;
   // The sample a candidate order is judged on: 1 / 2^sample_fraction_log2 of the subtable, at least
   // sample_min values (the whole subtable when smaller), in sample_segments evenly spread ranges.
+  // Many short ranges judge better than a few long ones (docs/results.md, "the piece-order sample"):
+  // with 64 ranges the search chose worse orders on some 5-man subtables (KQvKNN's WDL file 13%
+  // larger); a larger minimum does the same for the small subtables of 3 and 4 men.
   int sample_fraction_log2 = 5;
-  std::uint64_t sample_min = std::uint64_t{1} << 15;
-  int sample_segments = 64;
+  std::uint64_t sample_min = std::uint64_t{1} << 18;
+  int sample_segments = 512;
   // A round of the search with more than prune_keep candidates judges them all first on a sample
   // 2^prune_shift times smaller (same minimum and segments), and only the prune_keep best of them on
-  // the full sample; the rest do not compete. Only where the smaller sample is above sample_min
-  // (subtables of 2^23 values and more by default: 5-man tables). 0: every candidate on the full sample.
+  // the full sample; the rest do not compete. Only where the full sample is larger than sample_min
+  // (subtables of more than 2^23 values by default: 5-man tables). 0: every candidate on the full sample.
   int prune_keep = 4;
   int prune_shift = 3;
   // DTZ files store one side to move per lead file. When one side's best sample is smaller than the
