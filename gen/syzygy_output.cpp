@@ -263,13 +263,13 @@ Result<sz::SubtableIndex> choose_order(const sz::SubtableIndex& computed, std::s
   std::uint64_t cheapest = kNotJudged;
   // The sampled bytes of each candidate order in `which` (the others keep their cost in `out`).
   const auto judge = [&](std::span<const sz::SubtableIndex> candidates, const std::vector<std::size_t>& which,
-                         int fraction_log2, std::vector<std::uint64_t>& out) {
+                         int fraction_log2, std::uint64_t min_values, std::vector<std::uint64_t>& out) {
     parallel_each(arena, which.size(), [&](std::uint64_t w) {
       const sz::SubtableIndex& sub = candidates[which[w]];
       const OrderMap map(sub, computed);
       std::vector<Code> sample;
       for (const auto& [first, last] :
-           sz::sample_ranges(sub.size(), fraction_log2, options.sample_min, options.sample_segments)) {
+           sz::sample_ranges(sub.size(), fraction_log2, min_values, options.sample_segments)) {
         const std::size_t at = sample.size();
         sample.resize(at + std::size_t(last - first));
         copy_mapped<Code>(map, codes, first, std::span<Code>(sample).subspan(at), dont_care);
@@ -283,18 +283,24 @@ Result<sz::SubtableIndex> choose_order(const sz::SubtableIndex& computed, std::s
     std::iota(finalists.begin(), finalists.end(), std::size_t{0});
     std::vector<std::uint64_t> out(candidates.size(), kNotJudged);
     const int coarse_log2 = options.sample_fraction_log2 + options.prune_shift;
-    // Pruning pays only where the coarse sample is smaller than the full one (both have a minimum).
+    const std::uint64_t coarse_min = options.sample_min >> options.prune_shift;
+    // The number of values sample_ranges takes.
+    const auto sampled = [&](int fraction_log2, std::uint64_t min_values) {
+      const std::uint64_t size = computed.size();
+      return size <= min_values ? size : std::max(size >> fraction_log2, min_values);
+    };
+    // Pruning pays only where the coarse sample is smaller than the full one.
     const bool prune = options.prune_keep > 0 && candidates.size() > std::size_t(options.prune_keep) &&
-                       (computed.size() >> options.sample_fraction_log2) > options.sample_min;
+                       sampled(coarse_log2, coarse_min) < sampled(options.sample_fraction_log2, options.sample_min);
     if (prune) {
-      judge(candidates, finalists, coarse_log2, out);
+      judge(candidates, finalists, coarse_log2, coarse_min, out);
       // The best prune_keep, ties to the earlier candidate.
       std::stable_sort(finalists.begin(), finalists.end(), [&](std::size_t a, std::size_t b) { return out[a] < out[b]; });
       finalists.resize(std::size_t(options.prune_keep));
       std::sort(finalists.begin(), finalists.end());
       std::fill(out.begin(), out.end(), kNotJudged);
     }
-    judge(candidates, finalists, options.sample_fraction_log2, out);
+    judge(candidates, finalists, options.sample_fraction_log2, options.sample_min, out);
     for (const std::uint64_t c : out) cheapest = std::min(cheapest, c);
     return out;
   };

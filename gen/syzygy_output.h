@@ -44,9 +44,9 @@ struct SyzygyWriteOptions {
   std::uint64_t sample_min = std::uint64_t{1} << 18;
   int sample_segments = 512;
   // A round of the search with more than prune_keep candidates judges them all first on a sample
-  // 2^prune_shift times smaller (same minimum and segments), and only the prune_keep best of them on
-  // the full sample; the rest do not compete. Only where the full sample is larger than sample_min
-  // (subtables of more than 2^23 values by default: 5-man tables). 0: every candidate on the full sample.
+  // 2^prune_shift times smaller (its minimum too; same segments), and only the prune_keep best of
+  // them on the full sample; the rest do not compete. Only where that sample is the smaller (by
+  // default subtables of more than 2^15 values). 0: every candidate on the full sample.
   int prune_keep = 4;
   int prune_shift = 3;
   // DTZ files store one side to move per lead file. When one side's best sample is smaller than the

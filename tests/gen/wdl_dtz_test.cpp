@@ -427,9 +427,8 @@ int check_written_twice(const std::filesystem::path& dir, const Sets& sets, cons
 TEST_CASE("Syzygy piece orders, searched in full and pruned on coarse samples: files read back, the same with 1 and "
           "2 threads, smaller than the default order's",
           "[gen][dtz][syzygy][threads]") {
-  // The 3+4 subtables are too small for the default pruning (a coarse sample of at least 2^15
-  // values, 1/256 of the subtable), so the default options search in full here; small samples make
-  // the search prune. The pruned files are the ones written with 1 and 2 threads and read back.
+  // `full` judges every candidate on the full sample (no pruning); `pruned`, with small samples,
+  // prunes on a coarse one. The pruned files are the ones written with 1 and 2 threads and read back.
   const std::filesystem::path dir =
       std::filesystem::temp_directory_path() / ("tbkit_syzygy_orders_" + std::to_string(::getpid()));
   std::filesystem::remove_all(dir);
@@ -439,7 +438,8 @@ TEST_CASE("Syzygy piece orders, searched in full and pruned on coarse samples: f
   SyzygyWriteOptions pruned;
   pruned.sample_min = 1024;
   pruned.prune_keep = 2;
-  const SyzygyWriteOptions full;
+  SyzygyWriteOptions full;
+  full.prune_keep = 0;
   SyzygyWriteOptions plain;
   plain.choose_orders = false;
   int non_default = 0;
