@@ -173,10 +173,14 @@ Result<SubtableIndex> search_piece_order(const TableMaterial& m, int file, const
   return index_of(m, evaluated[best], file);
 }
 
+std::uint64_t sample_values(std::uint64_t size, int fraction_log2, std::uint64_t min_values) {
+  return size <= min_values ? size : std::max(size >> fraction_log2, min_values);
+}
+
 std::vector<std::pair<std::uint64_t, std::uint64_t>> sample_ranges(std::uint64_t size, int fraction_log2,
                                                                    std::uint64_t min_values, int segments) {
   if (size <= min_values || segments < 1) return {{0, size}};
-  const std::uint64_t total = std::min(size, std::max(size >> fraction_log2, min_values));
+  const std::uint64_t total = sample_values(size, fraction_log2, min_values);
   const std::uint64_t count = std::uint64_t(segments);
   const std::uint64_t length = std::max<std::uint64_t>(1, total / count);
   std::vector<std::pair<std::uint64_t, std::uint64_t>> out;

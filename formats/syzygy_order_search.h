@@ -48,6 +48,10 @@ using OrderCosts = std::function<std::vector<std::uint64_t>(std::span<const Subt
 // the earlier candidate, the default order first. Errors: those of SubtableIndex::create (a bug).
 [[nodiscard]] Result<SubtableIndex> search_piece_order(const TableMaterial& m, int file, const OrderCosts& costs);
 
+// How many values sample_ranges takes of a subtable of `size` indices: all when size <= min_values,
+// else size / 2^fraction_log2, at least min_values.
+[[nodiscard]] std::uint64_t sample_values(std::uint64_t size, int fraction_log2, std::uint64_t min_values);
+
 // Index ranges [first, second) of a subtable of `size` indices that a candidate order is judged on:
 // the whole subtable when size <= min_values, else `segments` contiguous ranges evenly spread over it
 // (the first at 0) of size / 2^fraction_log2 values in all, at least min_values. Deterministic.

@@ -284,14 +284,10 @@ Result<sz::SubtableIndex> choose_order(const sz::SubtableIndex& computed, std::s
     std::vector<std::uint64_t> out(candidates.size(), kNotJudged);
     const int coarse_log2 = options.sample_fraction_log2 + options.prune_shift;
     const std::uint64_t coarse_min = options.sample_min >> options.prune_shift;
-    // The number of values sample_ranges takes.
-    const auto sampled = [&](int fraction_log2, std::uint64_t min_values) {
-      const std::uint64_t size = computed.size();
-      return size <= min_values ? size : std::max(size >> fraction_log2, min_values);
-    };
     // Pruning pays only where the coarse sample is smaller than the full one.
     const bool prune = options.prune_keep > 0 && candidates.size() > std::size_t(options.prune_keep) &&
-                       sampled(coarse_log2, coarse_min) < sampled(options.sample_fraction_log2, options.sample_min);
+                       sz::sample_values(computed.size(), coarse_log2, coarse_min) <
+                           sz::sample_values(computed.size(), options.sample_fraction_log2, options.sample_min);
     if (prune) {
       judge(candidates, finalists, coarse_log2, coarse_min, out);
       // The best prune_keep, ties to the earlier candidate.
