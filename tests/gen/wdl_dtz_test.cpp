@@ -342,7 +342,7 @@ TEST_CASE("solve_dtz names a missing subtable", "[gen][dtz]") {
   auto z = solve_dtz(**full, empty, arena);
   REQUIRE(!z.ok());
   CHECK(z.error().code == tbkit::ErrorCode::kUnavailable);
-  // The table, and the first promotion it looked for (bishop, knight, rook, queen).
+  // The table, and the first of the four it promotes into that it found missing.
   CHECK(z.error().message == "KPvK: needs the DTZ table KBvK first");
 }
 
