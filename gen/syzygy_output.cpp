@@ -264,12 +264,13 @@ Result<sz::SubtableIndex> choose_order(const sz::SubtableIndex& computed, std::s
   // The sampled bytes of each candidate order in `which` (the others keep their cost in `out`).
   const auto judge = [&](std::span<const sz::SubtableIndex> candidates, const std::vector<std::size_t>& which,
                          int fraction_log2, std::uint64_t min_values, std::vector<std::uint64_t>& out) {
+    // Every candidate order of a subtable has its size: one set of ranges serves them all.
+    const auto ranges = sz::sample_ranges(computed.size(), fraction_log2, min_values, options.sample_segments);
     parallel_each(arena, which.size(), [&](std::uint64_t w) {
       const sz::SubtableIndex& sub = candidates[which[w]];
       const OrderMap map(sub, computed);
       std::vector<Code> sample;
-      for (const auto& [first, last] :
-           sz::sample_ranges(sub.size(), fraction_log2, min_values, options.sample_segments)) {
+      for (const auto& [first, last] : ranges) {
         const std::size_t at = sample.size();
         sample.resize(at + std::size_t(last - first));
         copy_mapped<Code>(map, codes, first, std::span<Code>(sample).subspan(at), dont_care);
