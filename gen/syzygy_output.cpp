@@ -97,7 +97,10 @@ class SlotCoder {
     captures = zeroing = ZeroingSearch{};
     if (!may_zero(b)) return;
     int moves = 0, searched_captures = 0, searched_zeroing = 0;
-    for_each_legal_move(b, [&](const Board& child, const MoveInfo& mi) {
+    // Quiet piece moves neither capture nor move a pawn: they are only counted, and come in bulk
+    // without their children (most of a position's moves).
+    const auto count_quiet = [&](PieceType, Square, Bitboard targets) { moves += popcount(targets); };
+    for_each_legal_move_bulk(b, count_quiet, [&](const Board& child, const MoveInfo& mi) {
       ++moves;
       const bool capture = (b.occupied() & mi.to.bb()) != 0;
       if (!capture && !is_zeroing(b, mi)) return;
