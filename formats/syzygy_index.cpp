@@ -491,9 +491,20 @@ std::uint64_t SubtableIndex::encode_or_none(std::span<const Square> squares) con
     }
   }
 
+  return index_after_lead(sq, lead_value);
+}
+
+std::uint64_t SubtableIndex::encode_normal(std::span<const Square> squares, std::uint64_t lead_digit) const {
+  assert(int(squares.size()) == count_ && lead_digit < group_radix_[0]);
+  int sq[kMaxPieces];
+  for (int i = 0; i < count_; ++i) sq[i] = squares[std::size_t(i)].index();
+  return index_after_lead(sq, lead_digit);
+}
+
+std::uint64_t SubtableIndex::index_after_lead(int* sq, std::uint64_t lead_value) const {
   std::uint64_t index = lead_value * group_factor_[0];
-  const bool both_pawns = pawns && material_.other_pawn_count() > 0;
-  int start = lead_len;
+  const bool both_pawns = material_.has_pawns() && material_.other_pawn_count() > 0;
+  int start = group_len_[0];
   std::uint64_t taken = 0;
   for (int i = 0; i < start; ++i) taken |= std::uint64_t{1} << sq[i];
   for (int g = 1; g < groups_; ++g) {

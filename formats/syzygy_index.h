@@ -142,6 +142,11 @@ class SubtableIndex {
   // The same as a plain number, kNoIndex for nullopt (for loops over many placements: cheaper).
   static constexpr std::uint64_t kNoIndex = ~std::uint64_t{0};
   [[nodiscard]] std::uint64_t encode_or_none(std::span<const chess::Square> squares) const;
+  // The same for a placement already in this subtable's normal form whose leading group's digit is
+  // known: the squares of decode(i) of a subtable whose leading group (and, in pawn tables, the other
+  // colour's pawns) comes first in the same piece order, and that subtable's group-0 digit of i.
+  // Skips the symmetry and validity checks; encode_or_none gives the same index.
+  [[nodiscard]] std::uint64_t encode_normal(std::span<const chess::Square> squares, std::uint64_t lead_digit) const;
 
   // The canonical placement of an index, squares in piece order (groups in ascending square order,
   // the leading pawn first). encode(*decode(i)) == i for every i < size(); nullopt for i >= size().
@@ -154,6 +159,9 @@ class SubtableIndex {
   void digits_of(std::uint64_t index, std::uint64_t* digit) const;
   // Places the groups from `from` on, by their digits, into sq (the groups before `from` placed).
   void place(const std::uint64_t* digit, int from, int* sq) const;
+  // The index of squares in normal form (sorted within each group in place) whose leading group's
+  // value is lead_value.
+  std::uint64_t index_after_lead(int* sq, std::uint64_t lead_value) const;
 
   TableMaterial material_;
   PieceList pieces_{};
@@ -178,6 +186,8 @@ class SubtableWalk {
   SubtableWalk(const SubtableIndex& sub, std::uint64_t index);
   [[nodiscard]] std::uint64_t index() const { return index_; }
   [[nodiscard]] const SquareList& squares() const { return squares_; }
+  // The index's digit of group g (0: the leading group's value).
+  [[nodiscard]] std::uint64_t digit(int g) const { return digit_[std::size_t(g)]; }
   // On to index() + 1. Precondition: index() + 1 < size().
   void next();
 

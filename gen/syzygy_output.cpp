@@ -211,6 +211,12 @@ class OrderMap {
         }
     identity_ = from.order0() == to.order0() && from.order1() == to.order1();
     for (int k = 0; k < to.piece_count(); ++k) identity_ = identity_ && from.piece(k) == to.piece(k);
+    // Orders that begin alike (the leading group, then in pawn tables the other colour's pawns)
+    // bring a placement into the same normal form: `from`'s squares need no symmetry in `to`.
+    int fixed = from.group_length(0);
+    if (from.material().has_pawns()) fixed += from.material().other_pawn_count();
+    same_lead_ = from.group_length(0) == to.group_length(0);
+    for (int k = 0; k < fixed; ++k) same_lead_ = same_lead_ && from.piece(k) == to.piece(k);
   }
   [[nodiscard]] bool identity() const { return identity_; }
   [[nodiscard]] const sz::SubtableIndex& from() const { return from_; }
@@ -221,12 +227,21 @@ class OrderMap {
     for (int k = 0; k < to_.piece_count(); ++k) ordered[std::size_t(k)] = squares[std::size_t(source_[std::size_t(k)])];
     return to_.encode_or_none(std::span(ordered).first(std::size_t(to_.piece_count())));
   }
+  // The same for the placement a walk of `from` stands on.
+  [[nodiscard]] std::uint64_t operator()(const sz::SubtableWalk& walk) const {
+    if (!same_lead_) return (*this)(walk.squares());
+    sz::SquareList ordered{};
+    for (int k = 0; k < to_.piece_count(); ++k)
+      ordered[std::size_t(k)] = walk.squares()[std::size_t(source_[std::size_t(k)])];
+    return to_.encode_normal(std::span(ordered).first(std::size_t(to_.piece_count())), walk.digit(0));
+  }
 
  private:
   const sz::SubtableIndex& from_;
   const sz::SubtableIndex& to_;
   std::array<int, sz::kMaxPieces> source_{};
   bool identity_ = false;
+  bool same_lead_ = false;
 };
 
 // out[k] = the code of index begin + k of `sub`, read from `codes` (those of `computed`).
@@ -248,7 +263,7 @@ void copy_mapped(const OrderMap& map, std::span<const Code> codes, std::uint64_t
     const std::size_t n = std::min(kBatch, out.size() - k0);
     for (std::size_t t = 0; t < n; ++t) {
       if (k0 + t > 0) walk.next();
-      at[t] = map(walk.squares());
+      at[t] = map(walk);
       if (at[t] != sz::SubtableIndex::kNoIndex) __builtin_prefetch(codes.data() + at[t]);
     }
     for (std::size_t t = 0; t < n; ++t) out[k0 + t] = at[t] == sz::SubtableIndex::kNoIndex ? dont_care : codes[at[t]];
