@@ -213,9 +213,8 @@ class OrderMap {
     for (int k = 0; k < to.piece_count(); ++k) identity_ = identity_ && from.piece(k) == to.piece(k);
     // Orders that begin alike (the leading group, then in pawn tables the other colour's pawns)
     // bring a placement into the same normal form: `from`'s squares need no symmetry in `to`.
-    int fixed = from.group_length(0);
-    if (from.material().has_pawns()) fixed += from.material().other_pawn_count();
-    same_lead_ = from.group_length(0) == to.group_length(0);
+    const int fixed = from.group_length(0) + from.material().other_pawn_count();
+    same_lead_ = true;
     for (int k = 0; k < fixed; ++k) same_lead_ = same_lead_ && from.piece(k) == to.piece(k);
   }
   [[nodiscard]] bool identity() const { return identity_; }
@@ -223,20 +222,24 @@ class OrderMap {
   // The target index of a placement in `from`'s order, kNoIndex when the target cannot encode it (no
   // legal position).
   [[nodiscard]] std::uint64_t operator()(const sz::SquareList& squares) const {
-    sz::SquareList ordered{};
-    for (int k = 0; k < to_.piece_count(); ++k) ordered[std::size_t(k)] = squares[std::size_t(source_[std::size_t(k)])];
+    const sz::SquareList ordered = in_to_order(squares);
     return to_.encode_or_none(std::span(ordered).first(std::size_t(to_.piece_count())));
   }
   // The same for the placement a walk of `from` stands on.
   [[nodiscard]] std::uint64_t operator()(const sz::SubtableWalk& walk) const {
     if (!same_lead_) return (*this)(walk.squares());
-    sz::SquareList ordered{};
-    for (int k = 0; k < to_.piece_count(); ++k)
-      ordered[std::size_t(k)] = walk.squares()[std::size_t(source_[std::size_t(k)])];
+    const sz::SquareList ordered = in_to_order(walk.squares());
     return to_.encode_normal(std::span(ordered).first(std::size_t(to_.piece_count())), walk.digit(0));
   }
 
  private:
+  // `from`'s squares in `to`'s piece order.
+  [[nodiscard]] sz::SquareList in_to_order(const sz::SquareList& squares) const {
+    sz::SquareList ordered{};
+    for (int k = 0; k < to_.piece_count(); ++k) ordered[std::size_t(k)] = squares[std::size_t(source_[std::size_t(k)])];
+    return ordered;
+  }
+
   const sz::SubtableIndex& from_;
   const sz::SubtableIndex& to_;
   std::array<int, sz::kMaxPieces> source_{};
