@@ -227,29 +227,10 @@ void Solver<States>::init_position(int side, std::uint64_t i, std::uint64_t firs
   int in_table = 0;
   bool any_move = false;
   BestConversion conversion;
-  // Quiet piece moves are counted without building the children; only a child with both kings on one
-  // long diagonal (pawnless) can be its own mirror image and weigh 2. So a king's move counts 1
-  // unless it lands on the long diagonal the other king stands on (the two diagonals share no
-  // square), and another piece's unless both kings already stand on one.
+  // Quiet piece moves are counted without building the children (IndexScheme::quiet_moves_weight).
   auto bulk = [&](PieceType t, Square from, Bitboard targets) {
     any_move = true;
-    if (scheme_.id() == kSchemePawns || (t != PieceType::kKing && !kings_on_long_diagonal(b))) {
-      in_table += popcount(targets);
-      return;
-    }
-    if (t == PieceType::kKing) {
-      const Bitboard other = b.king(~b.side).bb();
-      const Bitboard diagonal = other & kMainDiagonal ? kMainDiagonal : other & kAntiDiagonal ? kAntiDiagonal : 0;
-      in_table += popcount(targets & ~diagonal);
-      targets &= diagonal;
-    }
-    while (targets) {
-      Board child = b;
-      child.remove(b.side, t, from);
-      child.put(b.side, t, pop_lsb(targets));
-      child.side = ~b.side;
-      in_table += scheme_.stabilizer_size(child);
-    }
+    in_table += scheme_.quiet_moves_weight(b, t, from, targets);
   };
   for_each_legal_move_bulk(b, bulk, [&](const Board& child, const MoveInfo& mi) {
     any_move = true;

@@ -180,8 +180,19 @@ class DtzSolver {
   [[nodiscard]] Dtz initial_state(int side, std::uint64_t i, const Board* b);
   [[nodiscard]] Dtz win_exit(const Board& b) const;
   [[nodiscard]] Dtz loss_start(const Board& b);
-  // b: the board of slot i of `side`.
-  void propagate(int side, std::uint64_t i, const Board& b, int ply, bool loss);
+  // The predecessors of one resolved slot, gathered (and their slots prefetched) before they are
+  // updated.
+  struct Preds {
+    std::array<std::uint64_t, 128> index;
+    std::array<std::uint8_t, 128> weight;
+    std::size_t n = 0;
+    bool loss = false;  // the slot is a loss: its predecessors win
+  };
+  // Gathers into `out` the predecessors of slot i of `side` (b its board; `loss`: its state is a
+  // loss) by non-zeroing un-moves, prefetching their slots.
+  void gather(int side, std::uint64_t i, const Board& b, bool loss, Preds& out) const;
+  // Updates the predecessors of `preds`, gathered from a slot of `side` resolved at `ply`.
+  void apply(int side, const Preds& preds, int ply);
   void improve_win(int side, std::uint64_t i, int d);
   void count_down(int side, std::uint64_t i, int ply, int weight);
 
@@ -255,8 +266,20 @@ int DtzSolver::child_wdl(const Board& child, const MoveInfo& mi) const {
   return std::max(without_ep, *ep);
 }
 
+// Whether a piece of b.side attacks a man of the other side (its king aside): when b.side has no
+// pawn and this is false, b has no capture, so no zeroing move.
+bool may_capture(const Board& b) {
+  const Bitboard occ = b.occupied();
+  const Bitboard targets = b.by_color[index_of(~b.side)] & ~b.by_type[index_of(PieceType::kKing)];
+  for (PieceType t : {PieceType::kKnight, PieceType::kBishop, PieceType::kRook, PieceType::kQueen, PieceType::kKing})
+    for (Bitboard men = b.pieces(b.side, t); men;)
+      if (model::detail::attacks_of(t, pop_lsb(men), occ) & targets) return true;
+  return false;
+}
+
 Dtz DtzSolver::win_exit(const Board& b) const {
   int best = kWinOpen;
+  if (!b.pieces(b.side, PieceType::kPawn) && !may_capture(b)) return Dtz(best);  // most wins of a pawnless table
   for_each_legal_move_bulk(
       b, [](PieceType, Square, Bitboard) {},
       [&](const Board& child, const MoveInfo& mi) {
@@ -270,21 +293,8 @@ Dtz DtzSolver::win_exit(const Board& b) const {
 
 Dtz DtzSolver::loss_start(const Board& b) {
   int moves = 0, floor = 0;
-  // Quiet piece moves come in bulk, without their children: only a child with both kings on one
-  // long diagonal (pawnless) can be its own mirror image and weigh 2.
-  auto bulk = [&](PieceType t, Square from, Bitboard targets) {
-    if (pawns_ || (t != PieceType::kKing && !kings_on_long_diagonal(b))) {
-      moves += popcount(targets);
-      return;
-    }
-    while (targets) {
-      Board child = b;
-      child.remove(b.side, t, from);
-      child.put(b.side, t, pop_lsb(targets));
-      child.side = ~b.side;
-      moves += scheme_.stabilizer_size(child);
-    }
-  };
+  // Quiet piece moves come in bulk, without their children (IndexScheme::quiet_moves_weight).
+  auto bulk = [&](PieceType t, Square from, Bitboard targets) { moves += scheme_.quiet_moves_weight(b, t, from, targets); };
   for_each_legal_move_bulk(b, bulk, [&](const Board& child, const MoveInfo& mi) {
     if (!is_zeroing(b, mi)) {
       moves += scheme_.stabilizer_size(child);
@@ -337,31 +347,33 @@ void DtzSolver::count_down(int side, std::uint64_t i, int ply, int weight) {
   }
 }
 
-void DtzSolver::propagate(int side, std::uint64_t i, const Board& b, int ply, bool loss) {
+void DtzSolver::gather(int side, std::uint64_t i, const Board& b, bool loss, Preds& out) const {
   // Predecessors by non-zeroing moves only: pawns stay where they are (a pawn move is an exit of
   // the less advanced level, counted when that level starts). Most predecessor indexes follow from
-  // this slot's digits; they are gathered and their slots prefetched first, since the updates are
-  // scattered over the table and overlapping their cache misses is much of the gain.
-  const int pred_side = 1 - side;
-  std::array<std::uint64_t, 128> preds;
-  std::array<std::uint8_t, 128> weights;
-  std::size_t n = 0;
+  // this slot's digits.
+  const Dtz* pred_states = out_[1 - side];
+  out.n = 0;
+  out.loss = loss;
   auto add = [&](std::uint64_t p, int weight) {
-    __builtin_prefetch(&out_[pred_side][p], 1);
-    assert(n < preds.size());
-    preds[n] = p;
-    weights[n++] = std::uint8_t(weight);
+    __builtin_prefetch(&pred_states[p], 1);
+    assert(out.n < out.index.size());
+    out.index[out.n] = p;
+    out.weight[out.n++] = std::uint8_t(weight);
   };
   const CoveredUnmoves covered = for_each_indexed_unmove(scheme_, b, i, [&](std::uint64_t p, PieceType) { add(p, 1); });
   if (!covered.all(b))
     for_each_unmove(
         b, [&](const Board& pred, const UnmoveInfo&) { add(scheme_.encode(pred), loss ? 1 : scheme_.stabilizer_size(pred)); },
         b.by_type[index_of(PieceType::kPawn)] | covered.men, covered.king_from);
-  if (loss) {
-    for (std::size_t k = 0; k < n; ++k) improve_win(pred_side, preds[k], ply + 1);
+}
+
+void DtzSolver::apply(int side, const Preds& preds, int ply) {
+  const int pred_side = 1 - side;
+  if (preds.loss) {
+    for (std::size_t k = 0; k < preds.n; ++k) improve_win(pred_side, preds.index[k], ply + 1);
     return;
   }
-  for (std::size_t k = 0; k < n; ++k) count_down(pred_side, preds[k], ply, weights[k]);
+  for (std::size_t k = 0; k < preds.n; ++k) count_down(pred_side, preds.index[k], ply, preds.weight[k]);
 }
 
 Result<std::shared_ptr<DtzTable>> DtzSolver::run() {
@@ -402,6 +414,13 @@ Result<std::shared_ptr<DtzTable>> DtzSolver::run() {
         resolved += for_level(level, false, side, [&](int s, std::uint64_t first, std::uint64_t last) {
           std::uint64_t local = 0;
           SlotBoards boards(scheme_, Color(s));
+          // The updates are scattered over the other side's slots: each slot's predecessors are
+          // updated one resolved slot later, so that their prefetches have the next slot's
+          // gathering to arrive in. Within a ply the updates commute (a count-down's result and a
+          // win's improvement do not depend on their order).
+          std::array<Preds, 2> preds;
+          std::size_t pending = 0;  // 1 when preds[1 - next] waits to be applied
+          std::size_t next = 0;
           for (std::uint64_t from = first; from < last;) {
             const std::uint64_t to = std::min(last, (from / kChunk + 1) * kChunk);
             if (chunk_may_hold(s, from, ply)) {
@@ -409,11 +428,15 @@ Result<std::shared_ptr<DtzTable>> DtzSolver::run() {
                 ++local;
                 const Board* b = boards.at(i);
                 assert(b);
-                propagate(s, i, *b, ply, out_[s][i] < 0);
+                gather(s, i, *b, out_[s][i] < 0, preds[next]);
+                if (pending) apply(s, preds[1 - next], ply);
+                pending = 1;
+                next = 1 - next;
               }
             }
             from = to;
           }
+          if (pending) apply(s, preds[1 - next], ply);
           return local;
         });
       }

@@ -150,6 +150,31 @@ class IndexScheme {
     if (pawns_ || !kings_on_long_diagonal(b)) return 1;
     return diagonal_stabilizer_size(b);
   }
+  // The sum of stabilizer_size over the children of b's quiet moves (no capture) of b.side's man
+  // of type t on `from` to each square of `targets`: what those moves weigh in a count of a
+  // position's moves that matches its un-moves. A child can weigh 2 only with both kings on one
+  // long diagonal (pawnless): a king's move counts 1 unless it lands on the long diagonal the other
+  // king stands on (the two diagonals share no square), another man's unless both kings stand on
+  // one already; only those children are built.
+  [[nodiscard]] int quiet_moves_weight(const Board& b, chess::PieceType t, chess::Square from, chess::Bitboard targets) const {
+    using namespace chess;
+    if (pawns_ || (t != PieceType::kKing && !kings_on_long_diagonal(b))) return popcount(targets);
+    int weight = 0;
+    if (t == PieceType::kKing) {
+      const Bitboard other = b.king(~b.side).bb();
+      const Bitboard diagonal = other & kMainDiagonal ? kMainDiagonal : other & kAntiDiagonal ? kAntiDiagonal : 0;
+      weight += popcount(targets & ~diagonal);
+      targets &= diagonal;
+    }
+    while (targets) {
+      Board child = b;
+      child.remove(b.side, t, from);
+      child.put(b.side, t, pop_lsb(targets));
+      child.side = ~b.side;
+      weight += stabilizer_size(child);
+    }
+    return weight;
+  }
   // Distinct boards (without symmetry reduction) that this board's index stands for.
   [[nodiscard]] int orbit_size(const Board& b) const { return (pawns_ ? 2 : 8) / stabilizer_size(b); }
 
