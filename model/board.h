@@ -84,8 +84,8 @@ struct MoveInfo {
 template <class F>
 void for_each_legal_move(const Board& b, F&& f);
 
-// As for_each_legal_move, except that when b.side is not in check the non-capturing moves of pieces
-// (not pawns) are reported together, without building the children: bulk(type, from, targets) with
+// As for_each_legal_move, except that the non-capturing moves of pieces (not pawns), in check or
+// not, are reported together, without building the children: bulk(type, from, targets) with
 // `targets` the (non-empty) set of their destination squares; f gets all the other moves.
 template <class Bulk, class F>
 void for_each_legal_move_bulk(const Board& b, Bulk&& bulk, F&& f);

@@ -35,15 +35,25 @@ void enumerate_legal_moves(const Board& b, Bulk&& bulk, F&& f) {
   for (PieceType t : {PieceType::kKnight, PieceType::kBishop, PieceType::kRook, PieceType::kQueen, PieceType::kKing})
     for (Bitboard e = enemy & b.by_type[index_of(t)]; e;) king_danger |= detail::attacks_of(t, chess::pop_lsb(e), occ_no_king);
   const bool checked = (king_danger & ksq.bb()) != 0;
-  if (!checked) {
-    const Bitboard queens = b.by_type[index_of(PieceType::kQueen)];
-    const Bitboard snipers =
-        enemy & ((rook_attacks(ksq, 0) & (b.by_type[index_of(PieceType::kRook)] | queens)) |
-                 (bishop_attacks(ksq, 0) & (b.by_type[index_of(PieceType::kBishop)] | queens)));
+  const Bitboard queens = b.by_type[index_of(PieceType::kQueen)];
+  const Bitboard straight = b.by_type[index_of(PieceType::kRook)] | queens;
+  const Bitboard diagonal = b.by_type[index_of(PieceType::kBishop)] | queens;
+  if (kBulk || !checked) {
+    const Bitboard snipers = enemy & ((rook_attacks(ksq, 0) & straight) | (bishop_attacks(ksq, 0) & diagonal));
     for (Bitboard sn = snipers; sn;) {
       const Bitboard between = between_bb(ksq, chess::pop_lsb(sn)) & occ;
       if (between && !(between & (between - 1))) pinned |= between & own;
     }
+  }
+  // In check, a piece's quiet move is legal when it blocks a single check and the piece is not
+  // pinned (a pinned piece's line through the king meets the checking line only at the king).
+  Bitboard blocks = ~Bitboard{0};
+  if (kBulk && checked) {
+    const Bitboard checkers =
+        enemy & ((knight_attacks(ksq) & b.by_type[index_of(PieceType::kKnight)]) |
+                 (pawn_attacks(us, ksq) & b.by_type[index_of(PieceType::kPawn)]) | (rook_attacks(ksq, occ) & straight) |
+                 (bishop_attacks(ksq, occ) & diagonal));
+    blocks = checkers & (checkers - 1) ? Bitboard{0} : between_bb(ksq, chess::lsb(checkers));
   }
   auto emit = [&](PieceType moved, Square from, Square to, PieceType promo, MoveKind kind, Square ep) {
     if (!checked) {
@@ -68,13 +78,12 @@ void enumerate_legal_moves(const Board& b, Bulk&& bulk, F&& f) {
       const Square from = pop_lsb(pcs);
       Bitboard to = detail::attacks_of(t, from, occ) & ~own;
       if constexpr (kBulk) {
-        if (!checked) {
-          Bitboard quiet = to & ~enemy;
-          if (t == PieceType::kKing) quiet &= ~king_danger;
-          else if (pinned & from.bb()) quiet &= line_bb(ksq, from);
-          if (quiet) bulk(t, from, quiet);
-          to &= enemy;
-        }
+        Bitboard quiet = to & ~enemy;
+        if (t == PieceType::kKing) quiet &= ~king_danger;
+        else if (pinned & from.bb()) quiet &= checked ? Bitboard{0} : line_bb(ksq, from);
+        else quiet &= blocks;
+        if (quiet) bulk(t, from, quiet);
+        to &= enemy;
       }
       while (to) emit(t, from, pop_lsb(to), PieceType::kNone, MoveKind::kQuiet, Square::none());
     }
