@@ -1,4 +1,5 @@
-// One-ply rules of the 50-move values that the Syzygy writer and the consistency check share.
+// One-ply rules of the 50-move values that the Syzygy writer, the consistency check and the
+// WDL/DTZ pass share.
 #pragma once
 
 #include <algorithm>
@@ -28,6 +29,18 @@ namespace tbkit::gen {
 // Whether a move zeroes the 50-move counter: a capture or a pawn move.
 [[nodiscard]] inline bool is_zeroing(const Board& b, const MoveInfo& mi) {
   return (b.occupied() & mi.to.bb()) != 0 || (b.by_type[index_of(chess::PieceType::kPawn)] & mi.from.bb()) != 0;
+}
+
+// Whether the side to move has a pawn or attacks a man of the other side: without, it has no
+// capture nor pawn move, and a search finds none.
+[[nodiscard]] inline bool may_zero(const Board& b) {
+  using namespace chess;
+  const Color us = b.side;
+  if (b.pieces(us, PieceType::kPawn)) return true;
+  const Bitboard occupied = b.occupied();
+  for (Bitboard men = b.by_color[index_of(~us)] & ~b.by_type[index_of(PieceType::kKing)]; men;)
+    if (is_attacked(b, pop_lsb(men), us, occupied)) return true;
+  return false;
 }
 
 }  // namespace tbkit::gen

@@ -33,17 +33,6 @@ struct ZeroingSearch {
   bool all_moves = false;  // every legal move was searched (and there is one)
 };
 
-// Whether the side to move has a pawn or attacks a man of the other side: without, it has no
-// capture nor pawn move, and a search finds none.
-bool may_zero(const Board& b) {
-  const Color us = b.side;
-  if (b.pieces(us, PieceType::kPawn)) return true;
-  const Bitboard occupied = b.occupied();
-  for (Bitboard men = b.by_color[index_of(~us)] & ~b.by_type[index_of(PieceType::kKing)]; men;)
-    if (is_attacked(b, pop_lsb(men), us, occupied)) return true;
-  return false;
-}
-
 // A slot's codes in the two files.
 struct SlotCodes {
   std::uint8_t wdl = sz::kWdlDontCare;

@@ -11,6 +11,7 @@
 #endif
 
 #include "formats/large_allocator.h"
+#include "gen/one_ply50.h"
 #include "gen/parallel.h"
 #include "gen/unmove_index.h"
 
@@ -171,9 +172,6 @@ class DtzSolver {
   template <class F>
   std::uint64_t for_level(int level, bool both_sides, int side, F&& body);
 
-  [[nodiscard]] bool is_zeroing(const Board& b, const MoveInfo& mi) const {
-    return mi.kind != MoveKind::kQuiet || (b.by_type[index_of(PieceType::kPawn)] & mi.from.bb());
-  }
   // The WDL50 of a zeroing move's child, for the child's side to move (a double push: with the
   // en-passant captures it allows).
   [[nodiscard]] int child_wdl(const Board& child, const MoveInfo& mi) const;
@@ -266,24 +264,15 @@ int DtzSolver::child_wdl(const Board& child, const MoveInfo& mi) const {
   return std::max(without_ep, *ep);
 }
 
-// Whether a piece of b.side attacks a man of the other side (its king aside): when b.side has no
-// pawn and this is false, b has no capture, so no zeroing move.
-bool may_capture(const Board& b) {
-  const Bitboard occ = b.occupied();
-  const Bitboard targets = b.by_color[index_of(~b.side)] & ~b.by_type[index_of(PieceType::kKing)];
-  for (PieceType t : {PieceType::kKnight, PieceType::kBishop, PieceType::kRook, PieceType::kQueen, PieceType::kKing})
-    for (Bitboard men = b.pieces(b.side, t); men;)
-      if (model::detail::attacks_of(t, pop_lsb(men), occ) & targets) return true;
-  return false;
-}
-
 Dtz DtzSolver::win_exit(const Board& b) const {
   int best = kWinOpen;
-  if (!b.pieces(b.side, PieceType::kPawn) && !may_capture(b)) return Dtz(best);  // most wins of a pawnless table
+  if (!may_zero(b)) return Dtz(best);  // most wins of a pawnless table
+  // Quiet piece moves come in bulk (ignored here): the other moves capture or move a pawn.
   for_each_legal_move_bulk(
       b, [](PieceType, Square, Bitboard) {},
       [&](const Board& child, const MoveInfo& mi) {
-        if (!is_zeroing(b, mi) || best == 1) return;
+        assert(is_zeroing(b, mi));
+        if (best == 1) return;
         const int w = child_wdl(child, mi);
         if (w == -2) best = 1;
         else if (w == -1) best = std::min(best, kCursedExit);
@@ -293,13 +282,11 @@ Dtz DtzSolver::win_exit(const Board& b) const {
 
 Dtz DtzSolver::loss_start(const Board& b) {
   int moves = 0, floor = 0;
-  // Quiet piece moves come in bulk, without their children (IndexScheme::quiet_moves_weight).
+  // Quiet piece moves come in bulk, without their children (IndexScheme::quiet_moves_weight); the
+  // other moves capture or move a pawn.
   auto bulk = [&](PieceType t, Square from, Bitboard targets) { moves += scheme_.quiet_moves_weight(b, t, from, targets); };
   for_each_legal_move_bulk(b, bulk, [&](const Board& child, const MoveInfo& mi) {
-    if (!is_zeroing(b, mi)) {
-      moves += scheme_.stabilizer_size(child);
-      return;
-    }
+    assert(is_zeroing(b, mi));
     const int w = child_wdl(child, mi);
     if (w <= 0) inconsistent_.store(true, std::memory_order_relaxed);  // the DTM says every move loses
     floor = std::max(floor, w == 2 ? 1 : kCursedExit);
@@ -419,7 +406,7 @@ Result<std::shared_ptr<DtzTable>> DtzSolver::run() {
           // gathering to arrive in. Within a ply the updates commute (a count-down's result and a
           // win's improvement do not depend on their order).
           std::array<Preds, 2> preds;
-          std::size_t pending = 0;  // 1 when preds[1 - next] waits to be applied
+          bool pending = false;  // preds[1 - next] waits to be applied
           std::size_t next = 0;
           for (std::uint64_t from = first; from < last;) {
             const std::uint64_t to = std::min(last, (from / kChunk + 1) * kChunk);
@@ -430,7 +417,7 @@ Result<std::shared_ptr<DtzTable>> DtzSolver::run() {
                 assert(b);
                 gather(s, i, *b, out_[s][i] < 0, preds[next]);
                 if (pending) apply(s, preds[1 - next], ply);
-                pending = 1;
+                pending = true;
                 next = 1 - next;
               }
             }
