@@ -68,5 +68,10 @@ extern const AttackTables kTables;
 
 // Shift a bitboard one rank towards the opponent of c.
 [[nodiscard]] constexpr Bitboard pawn_push(Color c, Bitboard b) { return c == Color::kWhite ? b << 8 : b >> 8; }
+// The squares pawns of colour c on `pawns` attack.
+[[nodiscard]] constexpr Bitboard pawn_attacks_of(Color c, Bitboard pawns) {
+  const Bitboard west = pawns & ~kFileA, east = pawns & ~kFileH;
+  return c == Color::kWhite ? (west << 7) | (east << 9) : (west >> 9) | (east >> 7);
+}
 
 }  // namespace tbkit::chess

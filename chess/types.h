@@ -93,6 +93,8 @@ class Move {
 [[nodiscard]] constexpr Square lsb(Bitboard b) { assert(b); return Square(std::countr_zero(b)); }
 [[nodiscard]] constexpr Square pop_lsb(Bitboard& b) { Square s = lsb(b); b &= b - 1; return s; }
 [[nodiscard]] constexpr bool more_than_one(Bitboard b) { return (b & (b - 1)) != 0; }
+// The board mirrored top to bottom (a1 <-> a8): each square's flipped_rank().
+[[nodiscard]] constexpr Bitboard flip_ranks(Bitboard b) { return __builtin_bswap64(b); }
 
 inline constexpr Bitboard kFileA = 0x0101010101010101ULL;
 inline constexpr Bitboard kFileH = kFileA << 7;

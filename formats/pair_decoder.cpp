@@ -17,17 +17,6 @@ constexpr int kMinBlockLog = 3;          // a block holds at least the first 64 
 constexpr int kMaxBlockLog = 20;
 constexpr int kMaxSpanLog = 40;
 
-std::uint64_t load_be64(const std::byte* p) {
-  std::uint64_t v = 0;
-  for (int i = 0; i < 8; ++i) v = (v << 8) | std::uint8_t(p[i]);
-  return v;
-}
-std::uint32_t load_be32(const std::byte* p) {
-  std::uint32_t v = 0;
-  for (int i = 0; i < 4; ++i) v = (v << 8) | std::uint8_t(p[i]);
-  return v;
-}
-
 std::uint16_t tree_left(const std::byte* e) { return std::uint16_t(std::uint8_t(e[0]) | ((std::uint8_t(e[1]) & 0xF) << 8)); }
 std::uint16_t tree_right(const std::byte* e) { return std::uint16_t((std::uint8_t(e[1]) >> 4) | (std::uint8_t(e[2]) << 4)); }
 
@@ -232,6 +221,11 @@ Result<PairBlockPosition> locate_pair_block(const SubtableLayout& s, const std::
   if (k >= s.sparse_count) return pair_code_fault(name, s.sparse_index, "index past the sparse index");
   const std::byte* entry = base + s.sparse_index + kSparseEntrySize * k;
   std::uint32_t block = load_le<std::uint32_t>(entry);
+  // The walk below mostly ends at this block: ask for its marks and bytes while the lengths arrive.
+  if (block < s.block_count) {
+    if (const std::uint32_t* marks = s.marks.of(block)) __builtin_prefetch(marks);
+    __builtin_prefetch(base + s.data + std::size_t(block) * s.block_size);
+  }
   std::int64_t offset = std::int64_t(load_le<std::uint16_t>(entry + 4)) + std::int64_t(index & (s.span - 1)) - std::int64_t(s.span / 2);
   while (offset < 0) {
     if (block == 0) return pair_code_fault(name, s.sparse_index + kSparseEntrySize * k, "sparse index walks before the first block");
@@ -258,7 +252,7 @@ struct BlockBits {
     const int skip = int(start % 32);
     std::uint64_t v = 0;
     if (first + 8 <= size) {
-      v = load_be64(p + first);
+      v = load_be<std::uint64_t>(p + first);
     } else {
       for (std::size_t i = 0; i < 8; ++i) v = (v << 8) | (first + i < size ? std::uint8_t(p[first + i]) : 0U);
     }
@@ -274,7 +268,7 @@ struct BlockBits {
     available -= used;
     if (available <= 32) {
       available += 32;
-      if (next + 4 <= size) bits |= std::uint64_t(load_be32(p + next)) << (64 - available);
+      if (next + 4 <= size) bits |= std::uint64_t(load_be<std::uint32_t>(p + next)) << (64 - available);
       next += 4;
     }
     return true;
@@ -295,6 +289,7 @@ Result<int> decode_pair_in_block(const SubtableLayout& s, const std::byte* base,
                                  const std::string& name) {
   const std::uint32_t block = at.block;
   const std::size_t block_start = s.data + std::size_t(block) * s.block_size;
+  __builtin_prefetch(base + block_start);  // while the marks, which say where to start, arrive
   // Decode from the last mark before the offset (or the block's start) to the symbol covering it,
   // noting the marks passed on the way.
   std::uint32_t* marks = s.marks.of(block);

@@ -393,22 +393,11 @@ Result<int> SyzygyFile::wdl(const chess::Position& pos) const {
   return wdl(*op);
 }
 
-namespace {
-
-// The index of an oriented position in a subtable, kNoIndex when it has none.
-std::uint64_t index_in(const SubtableIndex& sub, const OrientedPosition& op) {
-  const auto squares = sub.arrange(op);
-  if (!squares) return SubtableIndex::kNoIndex;
-  return sub.encode_or_none(std::span(*squares).first(std::size_t(sub.piece_count())));
-}
-
-}  // namespace
-
 Result<int> SyzygyFile::wdl(const OrientedPosition& op) const {
   if (kind_ != TableKind::kWdl) return make_error(ErrorCode::kInvalidArgument, name_ + ": not a WDL file");
   const int file = lead_file(index_.material, op);
   const SubtableIndex& sub = index_.at(op.side, file);
-  const std::uint64_t idx = index_in(sub, op);
+  const std::uint64_t idx = sub.index_for(op);
   if (idx == SubtableIndex::kNoIndex) return make_error(ErrorCode::kInvalidArgument, name_ + ": position has no index in this table");
   auto value = decompress(layout(op.side, file), idx);
   if (!value) return value.error();
@@ -433,7 +422,7 @@ Result<DtzEntry> SyzygyFile::dtz(const OrientedPosition& op, int wdl) const {
   const bool stored = dtz_stored_side(file) == op.side || (m.is_symmetric() && !m.has_pawns());
   if (!stored) return DtzEntry{};
   const SubtableIndex& sub = index_.at(0, file);
-  const std::uint64_t idx = index_in(sub, op);
+  const std::uint64_t idx = sub.index_for(op);
   if (idx == SubtableIndex::kNoIndex) return make_error(ErrorCode::kInvalidArgument, name_ + ": position has no index in this table");
   auto raw = decompress(layout(0, file), idx);
   if (!raw) return raw.error();

@@ -266,29 +266,21 @@ Result<OrientedPosition> orient(const TableMaterial& m, const chess::Position& p
                       "position material " + own->name() + " is not table " + m.name() + " in either colour");
   }
   op.side = int(black_to_move) ^ int(op.swapped);
-  chess::Bitboard b = pos.pieces();
-  while (b) {
-    const Square s = chess::pop_lsb(b);
-    const Piece p = pos.piece_on(s);
-    op.pieces[std::size_t(op.count)] = op.swapped ? Piece(~p.color(), p.type()) : p;
-    op.squares[std::size_t(op.count)] = op.swapped ? s.flipped_rank() : s;
-    ++op.count;
-  }
+  for (Color c : {Color::kWhite, Color::kBlack})
+    for (int t = 0; t < chess::kPieceTypeCount; ++t) {
+      const chess::Bitboard b = pos.pieces(c, PieceType(t));
+      op.men[OrientedPosition::kind(Piece(op.swapped ? ~c : c, PieceType(t)))] = op.swapped ? chess::flip_ranks(b) : b;
+    }
   return op;
 }
 
 int lead_file(const TableMaterial& m, const OrientedPosition& op) {
   if (!m.has_pawns()) return 0;
-  const Piece lead_pawn(m.lead_color(), PieceType::kPawn);
-  int best = -1;
-  int best_square = 0;
-  for (int i = 0; i < op.count; ++i) {
-    const int sq = op.squares[std::size_t(i)].index();
-    if (op.pieces[std::size_t(i)] != lead_pawn || sq < 8 || sq >= 56) continue;
-    if (tables().pawn_rank_of[sq] > best) best = tables().pawn_rank_of[sq], best_square = sq;
-  }
-  const int f = best_square & 7;
-  return f <= 3 ? f : 7 - f;
+  // The leading pawn is the one nearest the a or h file (then the lowest, which leaves the file alone).
+  const chess::Bitboard pawns = op.of(Piece(m.lead_color(), PieceType::kPawn));
+  for (int f = 0; f < kMaxFiles - 1; ++f)
+    if (pawns & (chess::file_bb(f) | chess::file_bb(7 - f))) return f;
+  return kMaxFiles - 1;
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -335,6 +327,15 @@ Result<SubtableIndex> SubtableIndex::create(const TableMaterial& m, std::span<co
     for (int i = 0; i < 3; ++i)
       if (m.count(s.pieces_[std::size_t(i)].color(), s.pieces_[std::size_t(i)].type()) != 1)
         return bad("the three leading pieces must be unique");
+  }
+
+  for (int i = 0; i < n; ++i) {
+    const auto kind = std::uint8_t(OrientedPosition::kind(s.pieces_[std::size_t(i)]));
+    if (i > 0 && s.runs_[std::size_t(s.run_count_ - 1)].kind == kind) {
+      ++s.runs_[std::size_t(s.run_count_ - 1)].count;
+    } else {
+      s.runs_[std::size_t(s.run_count_++)] = KindRun{kind, std::uint8_t(i), 1};
+    }
   }
 
   // Groups: the leading group, then runs of identical pieces.
@@ -396,19 +397,31 @@ Result<SubtableIndex> SubtableIndex::create(const TableMaterial& m, std::span<co
   return s;
 }
 
-std::optional<SquareList> SubtableIndex::arrange(const OrientedPosition& op) const {
-  if (op.count != count_) return std::nullopt;
-  SquareList out{};
-  std::array<bool, kMaxPieces> used{};
-  for (int i = 0; i < count_; ++i) {
-    int found = -1;
-    for (int j = 0; j < op.count && found < 0; ++j)
-      if (!used[std::size_t(j)] && op.pieces[std::size_t(j)] == pieces_[std::size_t(i)]) found = j;
-    if (found < 0) return std::nullopt;
-    used[std::size_t(found)] = true;
-    out[std::size_t(i)] = op.squares[std::size_t(found)];
+// With a profile that makes these functions hot (PGO training on Syzygy generation), GCC 12 cannot
+// tell that the squares of `sq` it reads below are always written first, and its
+// -Wmaybe-uninitialized stops the build. Zeroing the array instead left WDL probes as fast but made
+// 3-piece DTZ probes 10% slower in the probe benchmark (code layout), so the warning is silenced here.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+std::uint64_t SubtableIndex::index_for(const OrientedPosition& op) const {
+  int at[kMaxPieces];
+  chess::Bitboard all = 0;
+  int men = 0;
+  for (const chess::Bitboard b : op.men) all |= b, men += chess::popcount(b);
+  if (men != count_ || chess::popcount(all) != count_) return kNoIndex;  // men of other kinds, or two on a square
+  for (int r = 0; r < run_count_; ++r) {
+    const KindRun run = runs_[std::size_t(r)];
+    chess::Bitboard b = op.men[run.kind];
+    if (chess::popcount(b) != run.count) return kNoIndex;
+    for (int i = run.first; b; ++i, b &= b - 1) at[i] = std::countr_zero(b);
   }
-  return out;
+  constexpr chess::Bitboard kBackRanks = chess::kRank1 | chess::kRank8;
+  if ((op.men[OrientedPosition::kind(Piece(Color::kWhite, PieceType::kPawn))] |
+       op.men[OrientedPosition::kind(Piece(Color::kBlack, PieceType::kPawn))]) & kBackRanks)
+    return kNoIndex;
+  return encode_placed(at);
 }
 
 std::optional<std::uint64_t> SubtableIndex::encode(std::span<const Square> squares) const {
@@ -417,31 +430,29 @@ std::optional<std::uint64_t> SubtableIndex::encode(std::span<const Square> squar
   return index;
 }
 
-// With a profile that makes this function hot (PGO training on Syzygy generation), GCC 12 cannot
-// tell that the squares of `sq` it reads below are always written first, and its
-// -Wmaybe-uninitialized stops the build. Zeroing the array instead left WDL probes as fast but made
-// 3-piece DTZ probes 10% slower in the probe benchmark (code layout), so the warning is silenced here.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
 std::uint64_t SubtableIndex::encode_or_none(std::span<const Square> squares) const {
   if (int(squares.size()) != count_) return kNoIndex;
-  const auto& t = tables();
   chess::Bitboard occupied = 0;
+  int placed[kMaxPieces];
   for (int i = 0; i < count_; ++i) {
     const Square s = squares[std::size_t(i)];
     if (s.is_none() || (occupied & s.bb())) return kNoIndex;
     occupied |= s.bb();
     if (is_pawn(pieces_[std::size_t(i)]) && (s.index() < 8 || s.index() >= 56)) return kNoIndex;
+    placed[i] = s.index();
   }
+  return encode_placed(placed);
+}
+
+std::uint64_t SubtableIndex::encode_placed(const int* placed) const {
+  const auto& t = tables();
   const bool pawns = material_.has_pawns();
   const int lead_len = group_len_[0];
   std::uint64_t lead_value = 0;
   // The squares in the table's normal form, each written once: the symmetry is decided from the
   // leading men first (rewriting the array in place costs store-forwarding stalls).
   int sq[kMaxPieces];
-  const auto at = [&](int i) { return squares[std::size_t(i)].index(); };
+  const auto at = [&](int i) { return placed[i]; };
 
   if (pawns) {
     // The leading pawn is the one of highest pawn_rank_of; it decides the file mirror.
@@ -509,6 +520,14 @@ std::uint64_t SubtableIndex::index_after_lead(int* sq, std::uint64_t lead_value)
   for (int i = 0; i < start; ++i) taken |= std::uint64_t{1} << sq[i];
   for (int g = 1; g < groups_; ++g) {
     const int len = group_len_[std::size_t(g)];
+    if (len == 1 && !(g == 1 && both_pawns)) {
+      // A lone man (the common case): its rank among the free squares is its digit.
+      const int s = sq[start];
+      index += std::uint64_t(s - std::popcount(taken & ((std::uint64_t{1} << s) - 1))) * group_factor_[std::size_t(g)];
+      taken |= std::uint64_t{1} << s;
+      ++start;
+      continue;
+    }
     sort_small(sq + start, sq + start + len);
     int c[kMaxPieces];
     // A square's rank among those the earlier groups leave free.

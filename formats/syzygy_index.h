@@ -83,13 +83,18 @@ class TableMaterial {
   std::array<std::array<std::uint8_t, chess::kPieceTypeCount>, 2> counts_{};
 };
 
-// A position's pieces in a table's orientation.
+// A position's men in a table's orientation: the squares of each kind of man, colours exchanged and
+// ranks mirrored when the orientation swaps colours.
 struct OrientedPosition {
-  PieceList pieces{};    // table-orientation pieces, in no particular order
-  SquareList squares{};  // their squares, ranks mirrored when colours were swapped
-  int count = 0;
+  std::array<chess::Bitboard, 2 * chess::kPieceTypeCount> men{};  // [colour * 6 + type], table orientation
   int side = 0;          // side to move in table orientation: 0 white, 1 black
   bool swapped = false;  // colours were exchanged
+
+  [[nodiscard]] static constexpr std::size_t kind(chess::Piece p) {
+    return std::size_t(chess::index_of(p.color()) * chess::kPieceTypeCount + chess::index_of(p.type()));
+  }
+  [[nodiscard]] chess::Bitboard of(chess::Piece p) const { return men[kind(p)]; }
+  void add(chess::Piece p, chess::Square s) { men[kind(p)] |= s.bb(); }
 };
 
 // Puts a position into the orientation of a table of material m (see the top of this file). The
@@ -129,9 +134,10 @@ class SubtableIndex {
   // Number of indices of this subtable (valid indices are 0 .. size()-1).
   [[nodiscard]] std::uint64_t size() const { return size_; }
 
-  // Squares of an oriented position in this subtable's piece order (lead pawns first, in any order).
-  // nullopt when the position's pieces are not this subtable's.
-  [[nodiscard]] std::optional<SquareList> arrange(const OrientedPosition& op) const;
+  // The index of an oriented position whose lead file is file(): encode() of its men in this
+  // subtable's piece order. kNoIndex when its men are not this subtable's or encode() has no index
+  // for them (the probe library's hot path: no squares list in between).
+  [[nodiscard]] std::uint64_t index_for(const OrientedPosition& op) const;
 
   // The index of a placement: squares in piece order, table orientation (colours already swapped).
   // Applies Syzygy's normalisation itself: leading pawn choice, a-d file mirror, and for pawnless
@@ -159,6 +165,8 @@ class SubtableIndex {
   void digits_of(std::uint64_t index, std::uint64_t* digit) const;
   // Places the groups from `from` on, by their digits, into sq (the groups before `from` placed).
   void place(const std::uint64_t* digit, int from, int* sq) const;
+  // encode_or_none of distinct squares (as indices) in piece order, no pawn on rank 1 or 8.
+  std::uint64_t encode_placed(const int* at) const;
   // The index of squares in normal form (sorted within each group in place) whose leading group's
   // value is lead_value.
   std::uint64_t index_after_lead(int* sq, std::uint64_t lead_value) const;
@@ -169,6 +177,13 @@ class SubtableIndex {
   std::array<std::uint64_t, kMaxPieces + 1> group_factor_{};
   std::array<std::uint64_t, kMaxPieces + 1> group_radix_{};  // values of each group's digit
   std::array<std::int8_t, kMaxPieces + 1> slot_group_{};  // group of each slot, least significant first
+  // Runs of one kind of man in the piece order (identical men are adjacent): its OrientedPosition
+  // kind, first slot and length.
+  struct KindRun {
+    std::uint8_t kind = 0, first = 0, count = 0;
+  };
+  std::array<KindRun, kMaxPieces> runs_{};
+  int run_count_ = 0;
   std::uint64_t size_ = 0;
   int count_ = 0;
   int groups_ = 0;

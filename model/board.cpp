@@ -49,9 +49,9 @@ std::string board_to_fen(const Board& b) {
 Board color_flipped(const Board& b) {
   Board f;
   for (int c = 0; c < 2; ++c) {
-    f.by_color[1 - c] = __builtin_bswap64(b.by_color[c]);
+    f.by_color[1 - c] = chess::flip_ranks(b.by_color[c]);
   }
-  for (int t = 0; t < 6; ++t) f.by_type[t] = __builtin_bswap64(b.by_type[t]);
+  for (int t = 0; t < 6; ++t) f.by_type[t] = chess::flip_ranks(b.by_type[t]);
   f.side = ~b.side;
   return f;
 }

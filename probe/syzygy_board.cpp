@@ -76,6 +76,27 @@ MaterialKey key_of(const ProbeBoard& b) {
   return key;
 }
 
+// Whether any man of the side to move attacks an enemy man, or an en-passant capture is open (pins
+// and checks aside): most positions a WDL probe meets have no capture, and this is cheaper than
+// finding out which captures are legal.
+bool may_capture(const ProbeBoard& b) {
+  if (!b.en_passant.is_none()) return true;
+  const Color us = b.side;
+  const Bitboard enemy = b.colour[index_of(~us)];
+  const Bitboard occ = b.occupied();
+  const Bitboard own = b.colour[index_of(us)];
+  if (pawn_attacks_of(us, b.pieces(us, PieceType::kPawn)) & enemy) return true;
+  if (king_attacks(lsb(b.pieces(us, PieceType::kKing))) & enemy) return true;
+  for (Bitboard p = own & b.type[index_of(PieceType::kKnight)]; p;)
+    if (knight_attacks(pop_lsb(p)) & enemy) return true;
+  const Bitboard queens = b.type[index_of(PieceType::kQueen)];
+  for (Bitboard p = own & (b.type[index_of(PieceType::kBishop)] | queens); p;)
+    if (bishop_attacks(pop_lsb(p), occ) & enemy) return true;
+  for (Bitboard p = own & (b.type[index_of(PieceType::kRook)] | queens); p;)
+    if (rook_attacks(pop_lsb(p), occ) & enemy) return true;
+  return false;
+}
+
 }  // namespace
 
 ProbeBoard ProbeBoard::of(const Position& pos) {
@@ -169,6 +190,7 @@ ProbeBoard ProbeBoard::after(Move m) const {
 }
 
 void generate_zeroing(const ProbeBoard& b, bool pawn_moves, ZeroingMoves& out) {
+  if (!pawn_moves && !may_capture(b)) return;
   const Safety s = safety_of(b);
   for (Bitboard t = king_attacks(s.king) & s.enemy; t;) {
     const Square to = pop_lsb(t);

@@ -1,6 +1,7 @@
 #include "probe/syzygy_tablebase.h"
 
 #include <algorithm>
+#include <atomic>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -57,14 +58,19 @@ std::string name_of(MaterialKey key) {
   return out;
 }
 
-// One file, opened on first use.
+// One file, opened on first use; later uses read one pointer (no call into std::call_once).
 struct LazyFile {
   std::filesystem::path path;
   std::once_flag once;
   std::optional<Result<SyzygyFile>> file;
+  std::atomic<const Result<SyzygyFile>*> opened{nullptr};
 
   const Result<SyzygyFile>& get() {
-    std::call_once(once, [&] { file.emplace(SyzygyFile::open(path)); });
+    if (const auto* f = opened.load(std::memory_order_acquire)) return *f;
+    std::call_once(once, [&] {
+      file.emplace(SyzygyFile::open(path));
+      opened.store(&*file, std::memory_order_release);
+    });
     return *file;
   }
 };
@@ -83,21 +89,17 @@ struct Slot {
   bool swapped = false;  // the key is the table's material with colours exchanged
 };
 
-// The position in the orientation of the slot's table (formats::syzygy::orient's rules), pieces in
-// ascending square order per (colour, type).
+// The position in the orientation of the slot's table (formats::syzygy::orient's rules).
 formats::syzygy::OrientedPosition orient(const ProbeBoard& b, const Slot& slot) {
   formats::syzygy::OrientedPosition op;
   const bool black_to_move = b.side == Color::kBlack;
   op.swapped = slot.entry->symmetric ? black_to_move : slot.swapped;
   op.side = int(black_to_move) ^ int(op.swapped);
   for (Color c : {Color::kWhite, Color::kBlack})
-    for (int t = 0; t < kPieceTypeCount; ++t)
-      for (Bitboard bb = b.pieces(c, PieceType(t)); bb;) {
-        const Square s = pop_lsb(bb);
-        op.pieces[std::size_t(op.count)] = Piece(op.swapped ? ~c : c, PieceType(t));
-        op.squares[std::size_t(op.count)] = op.swapped ? s.flipped_rank() : s;
-        ++op.count;
-      }
+    for (int t = 0; t < kPieceTypeCount; ++t) {
+      const Bitboard men = b.pieces(c, PieceType(t));
+      op.men[op.kind(Piece(op.swapped ? ~c : c, PieceType(t)))] = op.swapped ? flip_ranks(men) : men;
+    }
   return op;
 }
 

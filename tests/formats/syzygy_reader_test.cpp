@@ -210,19 +210,13 @@ Orbit orbit_of(const sz::SyzygyFile& f, int side, int file, std::uint64_t index,
     if (std::find(seen.begin(), seen.end(), sig) != seen.end()) continue;
     seen.push_back(sig);
     sz::OrientedPosition op;
-    op.count = sub.piece_count();
     op.side = side;
-    for (int i = 0; i < op.count; ++i) {
-      op.pieces[std::size_t(i)] = sub.piece(i);
-      op.squares[std::size_t(i)] = image[std::size_t(i)];
-    }
+    for (int i = 0; i < sub.piece_count(); ++i) op.add(sub.piece(i), image[std::size_t(i)]);
     const int image_file = sz::lead_file(f.material(), op);
     const sz::SubtableIndex& image_sub = f.index().at(side, image_file);
-    const auto arranged = image_sub.arrange(op);
-    REQUIRE(arranged.has_value());
-    const auto image_index = image_sub.encode(std::span(*arranged).first(std::size_t(op.count)));
-    REQUIRE(image_index.has_value());
-    least = std::min(least, std::pair<int, std::uint64_t>{image_file, *image_index});
+    const std::uint64_t image_index = image_sub.index_for(op);
+    REQUIRE(image_index != sz::SubtableIndex::kNoIndex);
+    least = std::min(least, std::pair<int, std::uint64_t>{image_file, image_index});
   }
   return {int(seen.size()), least == std::pair<int, std::uint64_t>{file, index}};
 }
