@@ -10,7 +10,7 @@
 namespace tbkit::formats::syzygy {
 namespace {
 
-constexpr int kMaxCodeLength = 32;       // the decoder refills 32 bits whenever 32 or fewer remain
+constexpr int kMaxCodeLength = SubtableLayout::kMaxCodeLength;
 using pairs::kMaxSymbols;
 constexpr int kMaxExpansion = 255;       // values per symbol minus one, as readers store it (a byte)
 constexpr int kMinBlockLog = 3;          // a block holds at least the first 64 bits read
@@ -45,6 +45,10 @@ void build_fast_codes(SubtableLayout& s) {
       const SubtableLayout::Node& n = s.nodes[f.symbol];
       f.symbol_values = std::uint16_t(n.expands + 1);
       if (n.left_values == 0) f.symbol = SubtableLayout::kUniform | n.left;
+    } else if (bits >= s.base[std::size_t(std::max(0, kBits - s.min_len))]) {
+      f.symbol = 0;  // a short code naming no symbol: the slow path finds it and reports it
+    } else {
+      f.symbol = std::uint16_t(std::max(0, kBits + 1 - s.min_len));  // longer than kBits
     }
     for (int at = 0;;) {
       const auto c = short_code(s, bits << at, kBits - at);
@@ -159,10 +163,10 @@ Status read_pair_code(std::span<const std::byte> bytes, std::size_t& pos, std::s
   s.lowest_sym = in.pos;
   std::vector<std::uint64_t> lowest(static_cast<std::size_t>(lengths));
   for (auto& l : lowest) l = in.u16();
-  s.lowest.assign(lowest.begin(), lowest.end());
+  std::copy(lowest.begin(), lowest.end(), s.lowest.begin());
   // Canonical code: longer codes have lower values. base[i] is the lowest code of length
   // min_len + i; it follows from the lowest symbols of consecutive lengths.
-  s.base.assign(std::size_t(lengths), 0);
+  s.base.fill(0);
   for (int i = lengths - 2; i >= 0; --i) {
     const std::uint64_t sum = s.base[std::size_t(i + 1)] + lowest[std::size_t(i)];
     if (sum < lowest[std::size_t(i + 1)]) return pair_code_fault(name, s.lowest_sym + 2 * std::size_t(i), "Huffman code not canonical" + where);
@@ -326,7 +330,7 @@ Result<int> decode_pair_in_block(const SubtableLayout& s, const std::byte* base,
       sym = f.symbol;
       std::int64_t values = f.symbol_values;
       if (used == 0) {
-        std::size_t len = 0;
+        std::size_t len = f.symbol;  // the first length the code can have
         while (in.bits < code_base[len]) ++len;
         used = int(len) + s.min_len;
         sym = std::size_t((in.bits - code_base[len]) >> (64 - used)) + lowest[len];

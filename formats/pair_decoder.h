@@ -70,6 +70,7 @@ class BlockMarks {
 
 // Where the parts of one subtable live in the file, as validated (byte offsets into the file).
 struct SubtableLayout {
+  static constexpr int kMaxCodeLength = 32;  // the decoder refills 32 bits whenever 32 or fewer remain
   std::uint8_t flags = 0;
   std::uint8_t single_value = 0;     // the value when flags has kFlagSingleValue
   std::uint8_t min_len = 0;          // shortest Huffman code, bits
@@ -85,11 +86,6 @@ struct SubtableLayout {
   std::size_t sparse_index = 0;      // 6 bytes per entry: u32 block, u16 offset
   std::size_t block_lengths = 0;     // u16 per block: values in it minus one
   std::size_t data = 0;              // the compressed blocks (64-byte aligned)
-  // DTZ value map (flags has kFlagMapped), per class in file order win, loss, cursed win, blessed
-  // loss: file offset of the first entry and the number of entries (bytes, or u16 with kFlagWideMap).
-  std::array<std::size_t, 4> map_offset{};
-  std::array<std::uint16_t, 4> map_count{};
-  std::vector<std::uint64_t> base;   // canonical-code bases, left-aligned to 64 bits, per length
   // Decoding aids derived from the fields above at validation: span == 1 << span_log; the lowest
   // symbol per code length (as at lowest_sym); and, by the next kFastCodeBits bits of a stream, the
   // symbol and length of a code no longer than that (length 0: longer, decode by the bases), and
@@ -97,10 +93,11 @@ struct SubtableLayout {
   // A symbol whose values are all one value (most are, in WDL files: runs) is given as that value
   // with kUniform set, so that a look-up ending there reads no tree node.
   std::uint8_t span_log = 0;
-  std::vector<std::uint16_t> lowest;
   static constexpr std::uint16_t kUniform = 0x8000;
   struct FastCode {
-    std::uint16_t symbol = 0;  // or kUniform | the symbol's only value
+    // The symbol, or kUniform | the symbol's only value; with length 0, the first code length
+    // (as an index of base) the code can have.
+    std::uint16_t symbol = 0;
     std::uint8_t length = 0;
     std::uint8_t run_bits = 0;
     std::uint16_t run_values = 0;
@@ -120,6 +117,14 @@ struct SubtableLayout {
   };
   std::vector<Node> nodes;
   BlockMarks marks;
+  // Read less often than the fields above (which a look-up reads: kept together, in few cache lines).
+  // DTZ value map (flags has kFlagMapped), per class in file order win, loss, cursed win, blessed
+  // loss: file offset of the first entry and the number of entries (bytes, or u16 with kFlagWideMap).
+  std::array<std::size_t, 4> map_offset{};
+  std::array<std::uint16_t, 4> map_count{};
+  // Canonical-code bases, left-aligned to 64 bits, per length from min_len (the longest's is 0).
+  std::array<std::uint64_t, kMaxCodeLength> base{};
+  std::array<std::uint16_t, kMaxCodeLength> lowest{};  // the lowest symbol per code length
 };
 
 // A read cursor over the file that reports where it fails.

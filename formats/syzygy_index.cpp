@@ -266,11 +266,8 @@ Result<OrientedPosition> orient(const TableMaterial& m, const chess::Position& p
                       "position material " + own->name() + " is not table " + m.name() + " in either colour");
   }
   op.side = int(black_to_move) ^ int(op.swapped);
-  for (Color c : {Color::kWhite, Color::kBlack})
-    for (int t = 0; t < chess::kPieceTypeCount; ++t) {
-      const chess::Bitboard b = pos.pieces(c, PieceType(t));
-      op.men[OrientedPosition::kind(Piece(op.swapped ? ~c : c, PieceType(t)))] = op.swapped ? chess::flip_ranks(b) : b;
-    }
+  for (Color c : {Color::kWhite, Color::kBlack}) op.colour[std::size_t(chess::index_of(c))] = pos.pieces(c);
+  for (int t = 0; t < chess::kPieceTypeCount; ++t) op.type[std::size_t(t)] = pos.pieces(PieceType(t));
   return op;
 }
 
@@ -330,11 +327,11 @@ Result<SubtableIndex> SubtableIndex::create(const TableMaterial& m, std::span<co
   }
 
   for (int i = 0; i < n; ++i) {
-    const auto kind = std::uint8_t(OrientedPosition::kind(s.pieces_[std::size_t(i)]));
-    if (i > 0 && s.runs_[std::size_t(s.run_count_ - 1)].kind == kind) {
+    const Piece p = s.pieces_[std::size_t(i)];
+    if (i > 0 && s.runs_[std::size_t(s.run_count_ - 1)].piece == p) {
       ++s.runs_[std::size_t(s.run_count_ - 1)].count;
     } else {
-      s.runs_[std::size_t(s.run_count_++)] = KindRun{kind, std::uint8_t(i), 1};
+      s.runs_[std::size_t(s.run_count_++)] = KindRun{p, std::uint8_t(i), 1};
     }
   }
 
@@ -407,20 +404,16 @@ Result<SubtableIndex> SubtableIndex::create(const TableMaterial& m, std::span<co
 #endif
 std::uint64_t SubtableIndex::index_for(const OrientedPosition& op) const {
   int at[kMaxPieces];
-  chess::Bitboard all = 0;
-  int men = 0;
-  for (const chess::Bitboard b : op.men) all |= b, men += chess::popcount(b);
-  if (men != count_ || chess::popcount(all) != count_) return kNoIndex;  // men of other kinds, or two on a square
+  // With each run's count right and no other man on the board, the men are this subtable's.
+  if (chess::popcount(op.colour[0] | op.colour[1]) != count_) return kNoIndex;
   for (int r = 0; r < run_count_; ++r) {
     const KindRun run = runs_[std::size_t(r)];
-    chess::Bitboard b = op.men[run.kind];
+    chess::Bitboard b = op.of(run.piece);
     if (chess::popcount(b) != run.count) return kNoIndex;
     for (int i = run.first; b; ++i, b &= b - 1) at[i] = std::countr_zero(b);
   }
   constexpr chess::Bitboard kBackRanks = chess::kRank1 | chess::kRank8;
-  if ((op.men[OrientedPosition::kind(Piece(Color::kWhite, PieceType::kPawn))] |
-       op.men[OrientedPosition::kind(Piece(Color::kBlack, PieceType::kPawn))]) & kBackRanks)
-    return kNoIndex;
+  if (op.type[std::size_t(chess::index_of(PieceType::kPawn))] & kBackRanks) return kNoIndex;
   return encode_placed(at);
 }
 

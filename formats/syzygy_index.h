@@ -83,18 +83,26 @@ class TableMaterial {
   std::array<std::array<std::uint8_t, chess::kPieceTypeCount>, 2> counts_{};
 };
 
-// A position's men in a table's orientation: the squares of each kind of man, colours exchanged and
-// ranks mirrored when the orientation swaps colours.
+// A position's men seen in a table's orientation: its colour and type boards as they are, and
+// whether the orientation exchanges colours (then ranks are mirrored too) as of() applies it. The
+// boards are a legal board's: each man on one colour board and one type board.
 struct OrientedPosition {
-  std::array<chess::Bitboard, 2 * chess::kPieceTypeCount> men{};  // [colour * 6 + type], table orientation
+  std::array<chess::Bitboard, 2> colour{};                       // as in the position
+  std::array<chess::Bitboard, chess::kPieceTypeCount> type{};    // as in the position
   int side = 0;          // side to move in table orientation: 0 white, 1 black
-  bool swapped = false;  // colours were exchanged
+  bool swapped = false;  // colours are exchanged (and ranks mirrored) in table orientation
 
-  [[nodiscard]] static constexpr std::size_t kind(chess::Piece p) {
-    return std::size_t(chess::index_of(p.color()) * chess::kPieceTypeCount + chess::index_of(p.type()));
+  // The squares of a table-orientation piece's men, in table orientation.
+  [[nodiscard]] chess::Bitboard of(chess::Piece p) const {
+    const chess::Bitboard b = colour[std::size_t(chess::index_of(p.color()) ^ int(swapped))] &
+                              type[std::size_t(chess::index_of(p.type()))];
+    return swapped ? chess::flip_ranks(b) : b;
   }
-  [[nodiscard]] chess::Bitboard of(chess::Piece p) const { return men[kind(p)]; }
-  void add(chess::Piece p, chess::Square s) { men[kind(p)] |= s.bb(); }
+  // Puts a man on a square (of a position built in table orientation: swapped false).
+  void add(chess::Piece p, chess::Square s) {
+    colour[std::size_t(chess::index_of(p.color()))] |= s.bb();
+    type[std::size_t(chess::index_of(p.type()))] |= s.bb();
+  }
 };
 
 // Puts a position into the orientation of a table of material m (see the top of this file). The
@@ -171,25 +179,26 @@ class SubtableIndex {
   // value is lead_value.
   std::uint64_t index_after_lead(int* sq, std::uint64_t lead_value) const;
 
-  TableMaterial material_;
-  PieceList pieces_{};
-  std::array<int, kMaxPieces + 1> group_len_{};
-  std::array<std::uint64_t, kMaxPieces + 1> group_factor_{};
-  std::array<std::uint64_t, kMaxPieces + 1> group_radix_{};  // values of each group's digit
-  std::array<std::int8_t, kMaxPieces + 1> slot_group_{};  // group of each slot, least significant first
-  // Runs of one kind of man in the piece order (identical men are adjacent): its OrientedPosition
-  // kind, first slot and length.
+  // What index_for reads, together (few cache lines for a probe): runs of one kind of man in the
+  // piece order (identical men are adjacent), each its piece, first slot and length.
   struct KindRun {
-    std::uint8_t kind = 0, first = 0, count = 0;
+    chess::Piece piece;
+    std::uint8_t first = 0, count = 0;
   };
   std::array<KindRun, kMaxPieces> runs_{};
   int run_count_ = 0;
-  std::uint64_t size_ = 0;
   int count_ = 0;
   int groups_ = 0;
+  int file_ = 0;
+  std::array<int, kMaxPieces + 1> group_len_{};
+  std::array<std::uint64_t, kMaxPieces + 1> group_factor_{};
+  TableMaterial material_;
+  PieceList pieces_{};
+  std::array<std::uint64_t, kMaxPieces + 1> group_radix_{};  // values of each group's digit
+  std::array<std::int8_t, kMaxPieces + 1> slot_group_{};  // group of each slot, least significant first
+  std::uint64_t size_ = 0;
   int order0_ = 0;
   int order1_ = 0xF;
-  int file_ = 0;
 };
 
 // The placements of consecutive indices of one subtable, each made from the one before: a step

@@ -95,11 +95,8 @@ formats::syzygy::OrientedPosition orient(const ProbeBoard& b, const Slot& slot) 
   const bool black_to_move = b.side == Color::kBlack;
   op.swapped = slot.entry->symmetric ? black_to_move : slot.swapped;
   op.side = int(black_to_move) ^ int(op.swapped);
-  for (Color c : {Color::kWhite, Color::kBlack})
-    for (int t = 0; t < kPieceTypeCount; ++t) {
-      const Bitboard men = b.pieces(c, PieceType(t));
-      op.men[op.kind(Piece(op.swapped ? ~c : c, PieceType(t)))] = op.swapped ? flip_ranks(men) : men;
-    }
+  op.colour = b.colour;
+  op.type = b.type;
   return op;
 }
 
