@@ -713,9 +713,11 @@ Result<IndexHeader> parse_index_header(std::span<const std::byte> bytes, std::si
   const int files = pawns ? kMaxFiles : 1;
   const bool both_pawns = pawns && m.other_pawn_count() > 0;
   const int n = m.piece_count();
-  std::vector<PieceList> orders(std::size_t(sides * files));
-  std::vector<std::array<int, 2>> nibbles(std::size_t(sides * files));
-  std::vector<std::size_t> record_offset(static_cast<std::size_t>(files));
+  // Fixed arrays, not vectors: with a profile, GCC 12 reports a false -Wstringop-overflow on the
+  // value-initialisation of a vector of PieceList here.
+  std::array<PieceList, 2 * kMaxFiles> orders{};
+  std::array<std::array<int, 2>, 2 * kMaxFiles> nibbles{};
+  std::array<std::size_t, kMaxFiles> record_offset{};
   for (int f = 0; f < files; ++f) {
     record_offset[std::size_t(f)] = pos;
     const std::size_t need = 1 + (both_pawns ? 1 : 0) + std::size_t(n);
