@@ -8,7 +8,8 @@
 
 namespace tbkit::formats {
 
-// One unaligned load on a little-endian host (GCC does not merge the byte loop below into one).
+// One unaligned load on a little-endian host (GCC 12 did not merge the big-endian byte loop below
+// into one load in the Syzygy decoder; the little-endian one is loaded the same way).
 template <class T>
 [[nodiscard]] constexpr T load_le(const std::byte* p) {
   if constexpr (std::endian::native == std::endian::little) {
