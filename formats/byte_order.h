@@ -42,6 +42,11 @@ template <class T>
 }
 
 template <class T>
+constexpr void store_be(std::byte* p, T v) {
+  for (std::size_t i = sizeof(T); i-- > 0; v = T(std::uint64_t(v) >> 8)) p[i] = std::byte(std::uint8_t(v));
+}
+
+template <class T>
 constexpr void store_le(std::byte* p, T v) {
   for (std::size_t i = 0; i < sizeof(T); ++i) p[i] = std::byte(std::uint8_t(std::uint64_t(v) >> (8 * i)));
 }

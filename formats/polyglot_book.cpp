@@ -6,21 +6,9 @@
 #include "chess/movegen.h"
 #include "formats/atomic_file.h"
 #include "formats/book_output.h"
+#include "formats/byte_order.h"
 
 namespace tbkit::formats {
-namespace {
-
-std::uint64_t read_be(const std::byte* p, int n) {
-  std::uint64_t v = 0;
-  for (int i = 0; i < n; ++i) v = (v << 8) | std::uint64_t(p[i]);
-  return v;
-}
-
-void write_be(std::byte* p, std::uint64_t v, int n) {
-  for (int i = n - 1; i >= 0; --i, v >>= 8) p[i] = std::byte(v & 0xFF);
-}
-
-}  // namespace
 
 std::uint16_t to_polyglot_move(chess::Move m) {
   int to = m.to().index();
@@ -61,7 +49,7 @@ PolyglotBook parse_polyglot_book(std::span<const std::byte> bytes, const std::st
   bool sorted = true;
   for (std::size_t i = 0; i < count; ++i) {
     const std::byte* p = bytes.data() + i * kPolyglotEntrySize;
-    PolyglotEntry e{read_be(p, 8), std::uint16_t(read_be(p + 8, 2)), std::uint16_t(read_be(p + 10, 2)), std::uint32_t(read_be(p + 12, 4))};
+    PolyglotEntry e{load_be<std::uint64_t>(p), load_be<std::uint16_t>(p + 8), load_be<std::uint16_t>(p + 10), load_be<std::uint32_t>(p + 12)};
     if (!book.entries.empty() && e.key < book.entries.back().key) sorted = false;
     book.entries.push_back(e);
   }
@@ -88,10 +76,10 @@ Result<PolyglotBook> read_polyglot_book(const std::filesystem::path& path) {
 }
 
 void encode_polyglot_entry(const PolyglotEntry& e, std::byte* out) {
-  write_be(out, e.key, 8);
-  write_be(out + 8, e.move, 2);
-  write_be(out + 10, e.weight, 2);
-  write_be(out + 12, e.learn, 4);
+  store_be(out, e.key);
+  store_be(out + 8, e.move);
+  store_be(out + 10, e.weight);
+  store_be(out + 12, e.learn);
 }
 
 Status write_polyglot_book(const std::filesystem::path& path, std::span<const PolyglotEntry> entries) {

@@ -8,10 +8,12 @@
 #include <optional>
 #include <utility>
 
+#include "formats/pair_decoder.h"
+
 namespace tbkit::formats::syzygy::pairs {
 namespace {
 
-constexpr int kMaxCodeLength = 32;           // readers decode from a 64-bit window refilled at 32 bits
+constexpr int kMaxCodeLength = SubtableLayout::kMaxCodeLength;  // the longest code the reader decodes
 constexpr std::uint32_t kMaxBlockValues = 65536;
 constexpr int kMinBlockLog2 = 5;
 
