@@ -216,13 +216,19 @@ Status check_block_tables(std::span<const std::byte> bytes, const SubtableLayout
   return {};
 }
 
-Result<PairBlockPosition> locate_pair_block(const SubtableLayout& s, const std::byte* base, std::uint64_t index,
-                                            const std::string& name) {
+namespace {
+
+// locate_pair_block's work, with a fault noted rather than worded.
+bool locate(const SubtableLayout& s, const std::byte* base, std::uint64_t index, PairBlockPosition& at, PairFault& fault) {
   const auto block_length = [&](std::uint32_t b) { return load_le<std::uint16_t>(base + s.block_lengths + 2 * std::size_t(b)); };
+  const auto fail = [&](PairFault::Kind kind, std::size_t offset) {
+    fault = PairFault{kind, offset, 0};
+    return false;
+  };
 
   // The sparse entry nearest the index gives a block and an offset in it; walk to the right block.
   const std::uint64_t k = index >> s.span_log;
-  if (k >= s.sparse_count) return pair_code_fault(name, s.sparse_index, "index past the sparse index");
+  if (k >= s.sparse_count) return fail(PairFault::Kind::kPastSparse, s.sparse_index);
   const std::byte* entry = base + s.sparse_index + kSparseEntrySize * k;
   std::uint32_t block = load_le<std::uint32_t>(entry);
   // The walk below mostly ends at this block: ask for its marks and bytes while the lengths arrive.
@@ -232,15 +238,39 @@ Result<PairBlockPosition> locate_pair_block(const SubtableLayout& s, const std::
   }
   std::int64_t offset = std::int64_t(load_le<std::uint16_t>(entry + 4)) + std::int64_t(index & (s.span - 1)) - std::int64_t(s.span / 2);
   while (offset < 0) {
-    if (block == 0) return pair_code_fault(name, s.sparse_index + kSparseEntrySize * k, "sparse index walks before the first block");
+    if (block == 0) return fail(PairFault::Kind::kBeforeFirst, s.sparse_index + kSparseEntrySize * k);
     offset += std::int64_t(block_length(--block)) + 1;
   }
   while (offset > std::int64_t(block_length(block))) {
     offset -= std::int64_t(block_length(block)) + 1;
-    if (++block >= s.block_count) return pair_code_fault(name, s.block_lengths, "sparse index walks past the last block");
+    if (++block >= s.block_count) return fail(PairFault::Kind::kPastLast, s.block_lengths);
   }
-  if (block >= s.block_count) return pair_code_fault(name, s.sparse_index + kSparseEntrySize * k, "sparse index names a padding block");
-  return PairBlockPosition{block, std::uint32_t(offset)};
+  if (block >= s.block_count) return fail(PairFault::Kind::kPadding, s.sparse_index + kSparseEntrySize * k);
+  at = PairBlockPosition{block, std::uint32_t(offset)};
+  return true;
+}
+
+}  // namespace
+
+Error PairFault::to_error(const std::string& name) const {
+  switch (kind) {
+    case Kind::kPastSparse: return pair_code_fault(name, offset, "index past the sparse index");
+    case Kind::kBeforeFirst: return pair_code_fault(name, offset, "sparse index walks before the first block");
+    case Kind::kPastLast: return pair_code_fault(name, offset, "sparse index walks past the last block");
+    case Kind::kPadding: return pair_code_fault(name, offset, "sparse index names a padding block");
+    case Kind::kSymbolRange: return pair_code_fault(name, offset, "symbol " + std::to_string(symbol) + " out of range in a block");
+    case Kind::kPastEnd: return pair_code_fault(name, offset, "block's symbols run past its end");
+    case Kind::kNone: break;
+  }
+  return pair_code_fault(name, offset, "no fault");
+}
+
+Result<PairBlockPosition> locate_pair_block(const SubtableLayout& s, const std::byte* base, std::uint64_t index,
+                                            const std::string& name) {
+  PairBlockPosition at;
+  PairFault fault;
+  if (!locate(s, base, index, at, fault)) return fault.to_error(name);
+  return at;
 }
 
 namespace {
@@ -287,10 +317,8 @@ struct BlockBits {
   int available = 64;
 };
 
-}  // namespace
-
-Result<int> decode_pair_in_block(const SubtableLayout& s, const std::byte* base, PairBlockPosition at,
-                                 const std::string& name) {
+// decode_pair_in_block's work: the value, or -1 with the fault noted.
+int decode_in_block(const SubtableLayout& s, const std::byte* base, PairBlockPosition at, PairFault& fault) {
   const std::uint32_t block = at.block;
   const std::size_t block_start = s.data + std::size_t(block) * s.block_size;
   __builtin_prefetch(base + block_start);  // while the marks, which say where to start, arrive
@@ -334,13 +362,19 @@ Result<int> decode_pair_in_block(const SubtableLayout& s, const std::byte* base,
         while (in.bits < code_base[len]) ++len;
         used = int(len) + s.min_len;
         sym = std::size_t((in.bits - code_base[len]) >> (64 - used)) + lowest[len];
-        if (sym >= s.symbol_count) return pair_code_fault(name, block_start, "symbol " + std::to_string(sym) + " out of range in a block");
+        if (sym >= s.symbol_count) {
+          fault = PairFault{PairFault::Kind::kSymbolRange, block_start, sym};
+          return -1;
+        }
         values = std::int64_t(s.nodes[sym].expands) + 1;
       }
       if (offset < values) break;
       offset -= values;
     }
-    if (!in.advance(used)) return pair_code_fault(name, block_start, "block's symbols run past its end");
+    if (!in.advance(used)) {
+      fault = PairFault{PairFault::Kind::kPastEnd, block_start, 0};
+      return -1;
+    }
     if (in.consumed >= next_target) {
       // A symbol boundary at or past the next mark's place: note it (the values before it are those
       // skipped so far), then aim at the mark after the one this boundary reaches.
@@ -365,11 +399,20 @@ Result<int> decode_pair_in_block(const SubtableLayout& s, const std::byte* base,
   return int(n.left);
 }
 
-Result<int> decode_pair_value(const SubtableLayout& s, const std::byte* base, std::uint64_t index,
-                              const std::string& name) {
-  auto at = locate_pair_block(s, base, index, name);
-  if (!at) return at.error();
-  return decode_pair_in_block(s, base, *at, name);
+}  // namespace
+
+Result<int> decode_pair_in_block(const SubtableLayout& s, const std::byte* base, PairBlockPosition at,
+                                 const std::string& name) {
+  PairFault fault;
+  const int v = decode_in_block(s, base, at, fault);
+  if (v < 0) return fault.to_error(name);
+  return v;
+}
+
+int pair_value_or_fault(const SubtableLayout& s, const std::byte* base, std::uint64_t index, PairFault& fault) {
+  PairBlockPosition at;
+  if (!locate(s, base, index, at, fault)) return -1;
+  return decode_in_block(s, base, at, fault);
 }
 
 Result<std::uint32_t> expand_pair_block(const SubtableLayout& s, const std::byte* base, std::uint32_t block,

@@ -181,10 +181,27 @@ struct PairBlockPosition {
   std::uint32_t offset = 0;
 };
 
+// A fault a look-up found in the block tables or a block, not yet worded: the fast paths below
+// build no message unless one is needed.
+struct PairFault {
+  enum class Kind : std::uint8_t { kNone, kPastSparse, kBeforeFirst, kPastLast, kPadding, kSymbolRange, kPastEnd };
+  Kind kind = Kind::kNone;
+  std::size_t offset = 0;  // the byte offset the message names
+  std::size_t symbol = 0;  // kSymbolRange: the symbol
+  // kCorrupt, "<name>: byte <offset>: <what>".
+  [[nodiscard]] Error to_error(const std::string& name) const;
+};
+
 // The block and offset of `index` (< the size the layout was validated for), from the sparse index
 // and the block-length table. Errors: kCorrupt (message names `name`).
 [[nodiscard]] Result<PairBlockPosition> locate_pair_block(const SubtableLayout& s, const std::byte* base,
                                                           std::uint64_t index, const std::string& name);
+
+// Asks for the sparse-index entry locate_pair_block will read first for `index` (< the size the
+// layout was validated for), so that other work can run while it arrives.
+inline void prefetch_pair_value(const SubtableLayout& s, const std::byte* base, std::uint64_t index) {
+  __builtin_prefetch(base + s.sparse_index + kSparseEntrySize * (index >> s.span_log));
+}
 
 // The leaf value at a position locate_pair_block found: Huffman-decodes the block's symbols up to
 // the one covering the offset, then descends its pair tree. Errors: kCorrupt.
@@ -198,8 +215,8 @@ struct PairBlockPosition {
                                                       const std::string& name);
 
 // The leaf value at `index` (< the size the layout was validated for) of the file whose bytes start
-// at `base`. Errors: kCorrupt when the compressed data is inconsistent (message names `name`).
-[[nodiscard]] Result<int> decode_pair_value(const SubtableLayout& s, const std::byte* base, std::uint64_t index,
-                                            const std::string& name);
+// at `base`, or -1 with `fault` set when the compressed data is inconsistent (PairFault::to_error
+// words it). Builds no error value on success: the probe's hot path.
+[[nodiscard]] int pair_value_or_fault(const SubtableLayout& s, const std::byte* base, std::uint64_t index, PairFault& fault);
 
 }  // namespace tbkit::formats::syzygy

@@ -357,7 +357,10 @@ Status SyzygyFile::validate(const TableMaterial& material) {
 
 Result<int> SyzygyFile::decompress(const SubtableLayout& s, std::uint64_t index) const {
   if (s.flags & kFlagSingleValue) return int(s.single_value);
-  return decode_pair_value(s, mapped_.bytes().data(), index, name_);
+  PairFault fault;
+  const int v = pair_value_or_fault(s, mapped_.bytes().data(), index, fault);
+  if (v < 0) return fault.to_error(name_);
+  return v;
 }
 Result<int> SyzygyFile::stored_value(int side, int file, std::uint64_t index) const {
   if (side < 0 || side > 1 || file < 0 || file >= index_.files)
@@ -394,15 +397,46 @@ Result<int> SyzygyFile::wdl(const chess::Position& pos) const {
 }
 
 Result<int> SyzygyFile::wdl(const OrientedPosition& op) const {
-  if (kind_ != TableKind::kWdl) return make_error(ErrorCode::kInvalidArgument, name_ + ": not a WDL file");
+  WdlPlace place;
+  Error error;
+  if (!find_wdl(op, place, error)) return error;
+  const int v = wdl_at(place, error);
+  if (v == kNoValue) return error;
+  return v;
+}
+
+bool SyzygyFile::find_wdl(const OrientedPosition& op, WdlPlace& place, Error& error) const {
+  if (kind_ != TableKind::kWdl) {
+    error = make_error(ErrorCode::kInvalidArgument, name_ + ": not a WDL file");
+    return false;
+  }
   const int file = lead_file(index_.material, op);
   const SubtableIndex& sub = index_.at(op.side, file);
   const std::uint64_t idx = sub.index_for(op);
-  if (idx == SubtableIndex::kNoIndex) return make_error(ErrorCode::kInvalidArgument, name_ + ": position has no index in this table");
-  auto value = decompress(layout(op.side, file), idx);
-  if (!value) return value.error();
-  if (*value > 4) return corrupt(layout(op.side, file).tree, "stored WDL value " + std::to_string(*value) + " > 4");
-  return *value - 2;
+  if (idx == SubtableIndex::kNoIndex) {
+    error = make_error(ErrorCode::kInvalidArgument, name_ + ": position has no index in this table");
+    return false;
+  }
+  const SubtableLayout& s = layout(op.side, file);
+  if (!(s.flags & kFlagSingleValue)) prefetch_pair_value(s, mapped_.bytes().data(), idx);
+  place = WdlPlace{&s, idx};
+  return true;
+}
+
+int SyzygyFile::wdl_at(WdlPlace place, Error& error) const {
+  const SubtableLayout& s = *place.layout;
+  if (s.flags & kFlagSingleValue) return int(s.single_value) - 2;  // validated: at most 4
+  PairFault fault;
+  const int v = pair_value_or_fault(s, mapped_.bytes().data(), place.index, fault);
+  if (v < 0) {
+    error = fault.to_error(name_);
+    return kNoValue;
+  }
+  if (v > 4) {
+    error = corrupt(s.tree, "stored WDL value " + std::to_string(v) + " > 4");
+    return kNoValue;
+  }
+  return v - 2;
 }
 
 Result<DtzEntry> SyzygyFile::dtz(const chess::Position& pos, int wdl) const {

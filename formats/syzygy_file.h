@@ -90,6 +90,17 @@ class SyzygyFile {
   // following its rules): the probe library's hot path. Errors as above; kInvalidArgument when the
   // pieces of op are not this material's.
   [[nodiscard]] Result<int> wdl(const OrientedPosition& op) const;
+  // wdl(op) in two steps, for a caller with other work to do while memory answers, and without
+  // building a Result: find_wdl computes where the value lies and asks for the first cache line its
+  // read needs (false, with `error` set as wdl(op) sets it, when it cannot); wdl_at reads it
+  // (kNoValue, with `error` set, when the data is corrupt).
+  struct WdlPlace {
+    const SubtableLayout* layout = nullptr;
+    std::uint64_t index = 0;
+  };
+  static constexpr int kNoValue = -100;
+  [[nodiscard]] bool find_wdl(const OrientedPosition& op, WdlPlace& place, Error& error) const;
+  [[nodiscard]] int wdl_at(WdlPlace place, Error& error) const;
 
   // The DTZ entry of a position whose WDL (for the side to move, -2..2, not 0) the caller knows. When the
   // file stores the other side to move, stored is false. Errors as wdl(), plus kInvalidArgument for

@@ -141,56 +141,106 @@ struct SyzygyTablebase::Impl {
     }
   }
 
-  Result<const Slot*> slot(const ProbeBoard& b) const {
+  // The failure of the paths below that answer an int: this value, with their `error` set. A probe
+  // that succeeds builds no Result on its way.
+  static constexpr int kFailed = SyzygyFile::kNoValue;
+
+  const Slot* find_slot(MaterialKey key) const {
     const std::size_t mask = slots.size() - 1;
-    for (std::size_t i = hash(b.key, mask);; i = (i + 1) & mask) {
-      if (slots[i].key == b.key) return &slots[i];
-      if (slots[i].key == 0) break;
+    for (std::size_t i = hash(key, mask);; i = (i + 1) & mask) {
+      if (slots[i].key == key) return &slots[i];
+      if (slots[i].key == 0) return nullptr;
     }
+  }
+
+  static Error no_table(const ProbeBoard& b) {
     const bool too_many = popcount(b.occupied()) > formats::syzygy::kMaxPieces;
     return make_error(ErrorCode::kUnavailable, "no Syzygy table for " + (too_many ? std::string("this material") : name_of(b.key)));
   }
 
-  Result<int> table_wdl(const ProbeBoard& b) const {
-    auto s = slot(b);
-    if (!s) return s.error();
-    const auto& file = (*s)->entry->wdl->get();
-    if (!file) return file.error();
-    return file->wdl(orient(b, **s));
+  Result<const Slot*> slot(const ProbeBoard& b) const {
+    if (const Slot* s = find_slot(b.key)) return s;
+    return no_table(b);
+  }
+
+  // Where the board's stored WDL lies, its first cache line asked for.
+  bool place_of(const ProbeBoard& b, const SyzygyFile*& file, SyzygyFile::WdlPlace& place, Error& error) const {
+    const Slot* s = find_slot(b.key);
+    if (!s) {
+      error = no_table(b);
+      return false;
+    }
+    const auto& f = s->entry->wdl->get();
+    if (!f) {
+      error = f.error();
+      return false;
+    }
+    file = &*f;
+    return file->find_wdl(orient(b, *s), place, error);
+  }
+
+  int table_wdl(const ProbeBoard& b, Error& error) const {
+    const SyzygyFile* file = nullptr;
+    SyzygyFile::WdlPlace place;
+    if (!place_of(b, file, place, error)) return kFailed;
+    return file->wdl_at(place, error);
   }
 
   // Syzygy's probing search: the value is the better of the table's and the best capture's (also
   // the best pawn move's with `zeroing`); when every legal move was searched the table is not read
-  // (it holds no value for a position with an en-passant right).
-  Result<Searched> search(const ProbeBoard& b, bool zeroing, const detail::ZeroingMoves& moves) const {
+  // (it holds no value for a position with an en-passant right). `stored(error)` reads the table's
+  // value. False, with `error` set, when a probe fails.
+  template <class Stored>
+  bool search(const ProbeBoard& b, bool zeroing, const detail::ZeroingMoves& moves, Stored&& stored, Searched& out,
+              Error& error) const {
     int best = -3;
     for (const Move m : moves) {
-      auto child = wdl_of(b.after(m));
-      if (!child) return child.error();
-      const int v = -int(*child);
-      if (v > best) {
-        best = v;
-        if (best == 2) return Searched{Wdl50::kWin, true};
+      const int child = wdl_value(b.after(m), error);
+      if (child == kFailed) return false;
+      if (-child > best) {
+        best = -child;
+        if (best == 2) {
+          out = Searched{Wdl50::kWin, true};
+          return true;
+        }
       }
     }
     const bool all_searched = moves.size() > 0 && !detail::has_other_legal_move(b, zeroing);
     int value = best;
     if (!all_searched) {
-      auto stored = table_wdl(b);
-      if (!stored) return stored.error();
-      value = *stored;
+      value = stored(error);
+      if (value == kFailed) return false;
     }
-    if (best >= value) return Searched{Wdl50(best), best > 0 || all_searched};
-    return Searched{Wdl50(value), false};
+    out = best >= value ? Searched{Wdl50(best), best > 0 || all_searched} : Searched{Wdl50(value), false};
+    return true;
+  }
+
+  int wdl_value(const ProbeBoard& b, Error& error) const {
+    if (popcount(b.occupied()) == 2) return 0;
+    // Where the stored value lies first, so that its first cache line arrives while the captures
+    // are generated (most positions need the value: only a winning capture or having nothing but
+    // captures spares it). A missing or unreadable table fails the probe only when it is read.
+    const SyzygyFile* file = nullptr;
+    SyzygyFile::WdlPlace place;
+    Error place_error;
+    const bool placed = place_of(b, file, place, place_error);
+    detail::ZeroingMoves moves;
+    detail::generate_zeroing(b, false, moves);
+    const auto stored = [&](Error& e) {
+      if (placed) return file->wdl_at(place, e);
+      e = std::move(place_error);
+      return kFailed;
+    };
+    Searched s;
+    if (!search(b, false, moves, stored, s, error)) return kFailed;
+    return int(s.wdl);
   }
 
   Result<Wdl50> wdl_of(const ProbeBoard& b) const {
-    if (popcount(b.occupied()) == 2) return Wdl50::kDraw;
-    detail::ZeroingMoves moves;
-    detail::generate_zeroing(b, false, moves);
-    auto s = search(b, false, moves);
-    if (!s) return s.error();
-    return s->wdl;
+    Error error;
+    const int v = wdl_value(b, error);
+    if (v == kFailed) return error;
+    return Wdl50(v);
   }
 
   // With `search_unstored` false, nullopt where the file holds the other side to move (the answer
@@ -202,8 +252,10 @@ struct SyzygyTablebase::Impl {
     detail::generate_zeroing(b, true, zeroing);
     if (zeroing.size() == 0 && !detail::has_other_legal_move(b, true))
       return std::optional(pos.in_check() ? Dtz50{Wdl50::kLoss, -1} : Dtz50{});
-    auto s = search(b, true, zeroing);
-    if (!s) return s.error();
+    Searched searched;
+    Error error;
+    if (!search(b, true, zeroing, [&](Error& e) { return table_wdl(b, e); }, searched, error)) return error;
+    const Searched* s = &searched;
     if (s->wdl == Wdl50::kDraw) return std::optional(Dtz50{});
     if (s->zeroing_best) return std::optional(before_zeroing(s->wdl));
     auto found = slot(b);
