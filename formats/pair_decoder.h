@@ -30,7 +30,7 @@ inline constexpr std::size_t kTreeEntrySize = 3;    // two 12-bit children
 class BlockMarks {
  public:
   static constexpr int kMaxMarks = 8;
-  static constexpr int kBytesPerMark = 16;  // a mark per 16 bytes of block, at most kMaxMarks
+  static constexpr int kBytesPerMark = 8;  // a mark per 8 bytes of block, at most kMaxMarks
 
   BlockMarks() = default;
   BlockMarks(const BlockMarks& other) { reset(other.blocks_, other.block_size_); }
@@ -42,7 +42,7 @@ class BlockMarks {
   BlockMarks& operator=(BlockMarks&&) noexcept = default;
 
   // Room for `blocks` blocks of `block_size` bytes, called once the blocks are known to lie in the
-  // file (so the memory is at most a quarter of the blocks'). Blocks too large for 16-bit bit
+  // file (so the memory is at most half the blocks'). Blocks too large for 16-bit bit
   // positions get no marks, nor does anything when the memory cannot be had: decoding then starts
   // at each block's start.
   void reset(std::uint32_t blocks, std::uint32_t block_size);

@@ -476,8 +476,10 @@ std::string json_syzygy_set(const std::string& name, const std::vector<std::file
     return c_probe(i, w);
   };
   std::vector<Rate> w1, w2, d1, d2, c1;
+  // The C interface's runs back to back after the checking pass, as Fathom's driver runs its passes:
+  // each finds the caches as the one before left them.
+  for (int r = 0; r < runs; ++r) c1.push_back(rate_tbkit(n, 1, c_wdl, log, pos));
   for (int r = 0; r < runs; ++r) {
-    c1.push_back(rate_tbkit(n, 1, c_wdl, log, pos));
     w1.push_back(rate_tbkit(n, 1, wdl, log, pos));
     w2.push_back(rate_tbkit(n, 2, wdl, log, pos));
     d1.push_back(rate_tbkit(n, 1, dtz, log, pos));
