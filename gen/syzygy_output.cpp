@@ -27,10 +27,9 @@ std::filesystem::path syzygy_path(const std::filesystem::path& dir, const Materi
 namespace {
 
 // What Syzygy's readers find out by themselves at a position: the best value of its captures (for
-// WDL) or of its captures and pawn moves (for DTZ), and whether every legal move is one of them.
+// WDL) or of its captures and pawn moves (for DTZ).
 struct ZeroingSearch {
-  int best = -3;           // WDL50 for the side to move; -3: none searched
-  bool all_moves = false;  // every legal move was searched (and there is one)
+  int best = -3;  // WDL50 for the side to move; -3: none searched
 };
 
 // A slot's codes in the two files.
@@ -54,13 +53,14 @@ class SlotCoder {
     const int d = table_.dtz(*b);
     const int w = wdl50(d);
     SlotCodes out;
-    // WDL: the exact value, or the freedom a capture leaves.
-    if (captures.all_moves) out.wdl = sz::kWdlDontCare;
-    else if (captures.best >= w && w > -2) out.wdl = sz::wdl_at_most(w + 2);
+    // WDL: the exact value, or the freedom a capture leaves: any value up to the capture's, since
+    // readers take the better of the two. That holds where every move captures too: Stockfish then
+    // reads no table, but Fathom (and the engines built on it) does.
+    if (captures.best >= w && w > -2) out.wdl = sz::wdl_at_most(w + 2);
     else out.wdl = std::uint8_t(w + 2);
-    // DTZ: a don't-care where readers answer without the file.
-    if (d != 0 && !zeroing.all_moves && !(zeroing.best >= w && zeroing.best > 0))
-      out.dtz = {std::uint16_t(std::abs(d)), std::int8_t(w)};
+    // DTZ: a don't-care where readers answer without the file: a win a zeroing move gives. A loss
+    // whose moves all zero is stored (Fathom reads it; Stockfish answers without the file).
+    if (d != 0 && !(zeroing.best >= w && zeroing.best > 0)) out.dtz = {std::uint16_t(std::abs(d)), std::int8_t(w)};
     return out;
   }
 
@@ -85,23 +85,16 @@ class SlotCoder {
   void search(const Board& b, ZeroingSearch& captures, ZeroingSearch& zeroing) const {
     captures = zeroing = ZeroingSearch{};
     if (!may_zero(b)) return;
-    int moves = 0, searched_captures = 0, searched_zeroing = 0;
-    // Quiet piece moves neither capture nor move a pawn: they are only counted, and come in bulk
-    // without their children (most of a position's moves).
-    const auto count_quiet = [&](PieceType, Square, Bitboard targets) { moves += popcount(targets); };
-    for_each_legal_move_bulk(b, count_quiet, [&](const Board& child, const MoveInfo& mi) {
-      ++moves;
+    // Quiet piece moves neither capture nor move a pawn: they come in bulk without their children
+    // (most of a position's moves), and are passed over.
+    const auto pass_quiet = [](PieceType, Square, Bitboard) {};
+    for_each_legal_move_bulk(b, pass_quiet, [&](const Board& child, const MoveInfo& mi) {
       const bool capture = (b.occupied() & mi.to.bb()) != 0;
       if (!capture && !is_zeroing(b, mi)) return;
       const int v = -child_wdl50(table_, subtables_, child, mi);
-      ++searched_zeroing;
       zeroing.best = std::max(zeroing.best, v);
-      if (!capture) return;
-      ++searched_captures;
-      captures.best = std::max(captures.best, v);
+      if (capture) captures.best = std::max(captures.best, v);
     });
-    captures.all_moves = moves > 0 && searched_captures == moves;
-    zeroing.all_moves = moves > 0 && searched_zeroing == moves;
   }
 
  private:

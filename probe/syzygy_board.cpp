@@ -30,6 +30,20 @@ Bitboard attackers_of(const ProbeBoard& b, Square s, Bitboard occ) {
          (rook_attacks(s, occ) & orth) | (king_attacks(s) & b.type[index_of(PieceType::kKing)]);
 }
 
+// Whether a man of colour `by` attacks square s (occupancy occ): attackers_of for one side, its
+// slider look-ups made only when the side has such sliders.
+bool attacked_by(const ProbeBoard& b, Square s, Color by, Bitboard occ) {
+  const Bitboard men = b.colour[index_of(by)];
+  if ((pawn_attacks(~by, s) & men & b.type[index_of(PieceType::kPawn)]) ||
+      (knight_attacks(s) & men & b.type[index_of(PieceType::kKnight)]) ||
+      (king_attacks(s) & men & b.type[index_of(PieceType::kKing)]))
+    return true;
+  const Bitboard queens = b.type[index_of(PieceType::kQueen)];
+  const Bitboard diag = men & (b.type[index_of(PieceType::kBishop)] | queens);
+  const Bitboard orth = men & (b.type[index_of(PieceType::kRook)] | queens);
+  return (diag && (bishop_attacks(s, occ) & diag)) || (orth && (rook_attacks(s, occ) & orth));
+}
+
 Safety safety_of(const ProbeBoard& b) {
   Safety s;
   s.us = b.side;
@@ -136,7 +150,7 @@ std::optional<ProbeBoard> ProbeBoard::from_bitboards(Bitboard white, Bitboard bl
   b.key = key_of(b);
   const Color them = ~side;
   const Square their_king = lsb(b.pieces(them, PieceType::kKing));
-  if (attackers_of(b, their_king, b.occupied()) & b.colour[index_of(side)]) return std::nullopt;
+  if (attacked_by(b, their_king, side, b.occupied())) return std::nullopt;
   if (!en_passant.is_none()) {
     if (en_passant.relative_rank(side) != 5) return std::nullopt;
     const Square pushed = behind(side, en_passant);
@@ -194,7 +208,7 @@ void generate_zeroing(const ProbeBoard& b, bool pawn_moves, ZeroingMoves& out) {
   const Safety s = safety_of(b);
   for (Bitboard t = king_attacks(s.king) & s.enemy; t;) {
     const Square to = pop_lsb(t);
-    if (!(attackers_of(b, to, s.occ ^ s.king.bb()) & s.enemy)) out.push(Move(s.king, to));
+    if (!attacked_by(b, to, s.them, s.occ ^ s.king.bb())) out.push(Move(s.king, to));
   }
   if (more_than_one(s.checkers)) return;
   // Captures must take the checker; pawn pushes may also block.
@@ -247,7 +261,7 @@ void generate_zeroing(const ProbeBoard& b, bool pawn_moves, ZeroingMoves& out) {
 bool has_other_legal_move(const ProbeBoard& b, bool pawn_moves_excluded) {
   const Safety s = safety_of(b);
   for (Bitboard t = king_attacks(s.king) & ~s.occ; t;)
-    if (!(attackers_of(b, pop_lsb(t), s.occ ^ s.king.bb()) & s.enemy)) return true;
+    if (!attacked_by(b, pop_lsb(t), s.them, s.occ ^ s.king.bb())) return true;
   if (more_than_one(s.checkers)) return false;
   // Quiet moves land on empty squares, and out of check only between the king and the checker.
   const Bitboard target = s.checkers ? between_bb(s.king, lsb(s.checkers)) : ~s.occ;

@@ -152,7 +152,7 @@ namespace sz = tbkit::formats::syzygy;
 
 struct SyzygyComparison {
   std::uint64_t positions = 0;       // legal positions compared (both sides to move), WDL at each
-  std::uint64_t wdl_mismatches = 0;  // ours against the file's value resolved by captures (Stockfish's probe)
+  std::uint64_t wdl_mismatches = 0;  // ours against the file's value resolved by captures (every reader's rule)
   std::uint64_t wdl_stored_equal = 0;  // of those, where the stored value itself equals ours
   std::uint64_t dtz_stored = 0;      // DTZ compared with the stored entry (the stored side, best move not zeroing)
   std::uint64_t dtz_exact = 0;       // of those, equal
@@ -175,9 +175,11 @@ struct SyzygyComparison {
 };
 
 // Compares every legal slot of `m` (no en-passant right: our slots have none) with Syzygy's files,
-// resolving don't-cares as Stockfish's probe_wdl and probe_dtz do: the WDL is the stored value
-// unless a capture is at least as good (or every move captures); the DTZ entry counts where the best
-// zeroing move (capture or pawn move) does not already give a win, or where every move zeroes.
+// resolving don't-cares by the rule every reader keeps, Fathom's (and older engines') as well as
+// Stockfish's: the WDL is the better of the stored value and the best capture's, even where every
+// move captures (Stockfish then reads no table, Fathom does); the DTZ entry counts wherever the best
+// zeroing move (capture or pawn move) does not already give a win, a loss whose moves all zero
+// included (Fathom reads the DTZ file there, Stockfish does not).
 SyzygyComparison compare_with_syzygy(const DtzSet& set, const Material& m, const sz::SyzygyFile& wdl_file,
                                      const sz::SyzygyFile* dtz_file, tbb::task_arena& arena) {
   const DtzTable& table = *set.find(m);
@@ -202,19 +204,14 @@ SyzygyComparison compare_with_syzygy(const DtzSet& set, const Material& m, const
       ++r.positions;
       const int ours = table.values[s][i];
       const int our_wdl = wdl50(ours);
-      int best_capture = -2, best_zeroing = -2, moves = 0, captures = 0, zeroing = 0;
+      int best_capture = -2, best_zeroing = -2;
       const int men = popcount(b->occupied());
       for_each_legal_move(*b, [&](const Board& child, const MoveInfo& mi) {
-        ++moves;
         if (!is_zeroing_move(*b, mi)) return;
         const int v = -(mi.kind == MoveKind::kDoublePush ? wdl_with_en_passant(set, child, mi.ep_square)
                                                          : wdl50(set.probe(child)));
-        ++zeroing;
         best_zeroing = std::max(best_zeroing, v);
-        if (popcount(child.occupied()) < men) {
-          ++captures;
-          best_capture = std::max(best_capture, v);
-        }
+        if (popcount(child.occupied()) < men) best_capture = std::max(best_capture, v);
       });
       auto stored = wdl_file.wdl(*pos);
       if (!stored.ok()) {
@@ -223,15 +220,14 @@ SyzygyComparison compare_with_syzygy(const DtzSet& set, const Material& m, const
         continue;
       }
       r.wdl_stored_equal += *stored == our_wdl;
-      const int resolved = captures > 0 && captures == moves ? best_capture : std::max(best_capture, *stored);
+      const int resolved = std::max(best_capture, *stored);
       if (resolved != our_wdl) {
         if (r.wdl_mismatches++ == 0)
           fail(*b, "WDL ours " + std::to_string(our_wdl) + ", Syzygy " + std::to_string(resolved));
         continue;
       }
       if (!dtz_file || our_wdl == 0) continue;
-      const bool all_zeroing = zeroing > 0 && zeroing == moves;
-      if (best_zeroing >= our_wdl && (best_zeroing > 0 || all_zeroing)) {
+      if (best_zeroing >= our_wdl && best_zeroing > 0) {
         // Stockfish answers dtz_before_zeroing: 1 or 101 for the winner, -1 or -101 for the loser.
         ++r.dtz_zeroing;
         const int expected = our_wdl == 2 ? 1 : our_wdl == 1 ? 101 : our_wdl == -1 ? -101 : -1;
