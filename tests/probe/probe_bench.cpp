@@ -20,8 +20,8 @@
 // on that table's positions, its directory first and the first --syzygy DIR for the captures):
 // probe_wdl warm with 1 and 2 threads, probe_dtz warm with 1 and 2 threads (one SyzygyTablebase, a
 // first pass opens every file), the C interface's tbkit_probe_wdl50 warm with 1 thread from a flat
-// array of bitboards in a plain loop ("wdl_c_api_warm_1t", as Fathom's driver probes; its answers
-// checked equal), each figure's runs back to back as the driver's,
+// array of bitboards ("wdl_c_api_warm_1t", as Fathom's driver probes; its answers checked equal),
+// one thread's figures from a plain loop and each figure's runs back to back, as the driver's,
 // the latency of single WDL probes with the files open (comparable with the DTM cold-probe latency:
 // nothing is cached, so this is what any probe costs), and the first-probe
 // latency: a new SyzygyTablebase per sample (open() not timed), the one probe_wdl timed, which maps and
@@ -472,30 +472,39 @@ std::string json_syzygy_set(const std::string& name, const std::vector<std::file
                  static_cast<unsigned long long>(c_hash), static_cast<unsigned long long>(wdl_hash));
     std::exit(1);
   }
-  // Timed from a plain loop on the calling thread, as Fathom's driver calls tb_probe_wdl: no
-  // std::function or failure record per probe (the checking pass above saw every answer; a failure
-  // here stops the bench all the same).
-  const auto c_rate = [&] {
+  // One thread's figures are timed from a plain loop on the calling thread, as Fathom's driver calls
+  // tb_probe_wdl: no std::function or failure record per probe (the checking passes above saw every
+  // answer; a failure here stops the bench all the same, named by `probe` again).
+  const auto plain_rate = [&](const auto& ok, const ProbeFn& probe) {
     const auto t0 = Clock::now();
     const double c0 = thread_cpu_seconds();
     std::size_t first_failed = n;
-    for (std::size_t i = 0; i < n; ++i) {
-      int w = 0;
-      if (tbkit_probe_wdl50(c_tb, &boards[i], &w) != TBKIT_OK && first_failed == n) first_failed = i;
-    }
+    for (std::size_t i = 0; i < n; ++i)
+      if (!ok(i) && first_failed == n) first_failed = i;
     const double cpu = thread_cpu_seconds() - c0;
     const double wall = seconds_since(t0);
-    if (first_failed != n) fail_tbkit(log, pos, {{first_failed, 1, Miss{"tbkit_probe_wdl50 failed"}}});
+    if (first_failed != n)
+      fail_tbkit(log, pos, {{first_failed, 1, probe(first_failed).value_or(Miss{"failed, then not again"})}});
     return Rate{double(n) / wall, double(n) / cpu, {}};
+  };
+  const auto c_ok = [&](std::size_t i) {
+    int w = 0;
+    return tbkit_probe_wdl50(c_tb, &boards[i], &w) == TBKIT_OK;
+  };
+  const auto wdl_ok = [&](std::size_t i) { return bool(tb.probe_wdl(pos[i])); };
+  const auto dtz_ok = [&](std::size_t i) { return bool(tb.probe_dtz(pos[i])); };
+  const ProbeFn c_wdl = [&](std::size_t i) -> std::optional<Miss> {
+    int w = 0;
+    return c_probe(i, w);
   };
   // Each figure's runs back to back, as Fathom's driver runs its passes: a run finds the caches as
   // the run before it left them (a WDL pass right after a DTZ pass is a third slower), and the median
   // is of warm runs.
   std::vector<Rate> w1, w2, d1, d2, c1;
-  for (int r = 0; r < runs; ++r) c1.push_back(c_rate());
-  for (int r = 0; r < runs; ++r) w1.push_back(rate_tbkit(n, 1, wdl, log, pos));
+  for (int r = 0; r < runs; ++r) c1.push_back(plain_rate(c_ok, c_wdl));
+  for (int r = 0; r < runs; ++r) w1.push_back(plain_rate(wdl_ok, wdl));
   for (int r = 0; r < runs; ++r) w2.push_back(rate_tbkit(n, 2, wdl, log, pos));
-  for (int r = 0; r < runs; ++r) d1.push_back(rate_tbkit(n, 1, dtz, log, pos));
+  for (int r = 0; r < runs; ++r) d1.push_back(plain_rate(dtz_ok, dtz));
   for (int r = 0; r < runs; ++r) d2.push_back(rate_tbkit(n, 2, dtz, log, pos));
   tbkit_close(c_tb);
   rates("wdl_warm_1t", w1);
