@@ -247,21 +247,10 @@ std::uint64_t DtzSolver::for_level(int level, bool both_sides, int side, F&& bod
 }
 
 int DtzSolver::child_wdl(const Board& child, const MoveInfo& mi) const {
-  if (mi.kind == MoveKind::kConversion) return wdl50(subtables_.probe(child));
-  // A pawn move within the table: the child's pawns are more advanced, its level already solved.
-  const Dtz own = out_[index_of(child.side)][scheme_.encode(child)];
-  assert(own != kIllegal && own != kWinOpen && !is_open_loss(own));
-  const int without_ep = wdl50(own);
-  if (mi.kind != MoveKind::kDoublePush) return without_ep;
-  std::optional<int> ep;
-  for_each_en_passant(child, mi.ep_square, [&](const Board& gc) {
-    const int v = -wdl50(subtables_.probe(gc));
-    ep = ep ? std::max(*ep, v) : v;
-  });
-  if (!ep) return without_ep;
-  // Stalemate but for the en-passant capture: the capture is forced.
-  if (without_ep == 0 && !in_check(child) && !has_legal_move(child)) return *ep;
-  return std::max(without_ep, *ep);
+  // A pawn move within the table reaches a more advanced level: solved, its values final.
+  assert(mi.kind == MoveKind::kConversion || (table_->dtz(child) != kIllegal && table_->dtz(child) != kWinOpen &&
+                                              !is_open_loss(table_->dtz(child))));
+  return child_wdl50(*table_, subtables_, child, mi);
 }
 
 Dtz DtzSolver::win_exit(const Board& b) const {
