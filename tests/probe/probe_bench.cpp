@@ -21,7 +21,7 @@
 // probe_wdl warm with 1 and 2 threads, probe_dtz warm with 1 and 2 threads (one SyzygyTablebase, a
 // first pass opens every file), the C interface's tbkit_probe_wdl50 warm with 1 thread from a flat
 // array of bitboards ("wdl_c_api_warm_1t", as Fathom's driver probes; its answers checked equal),
-// one thread's figures from a plain loop and each figure's runs back to back, as the driver's,
+// every figure from plain loops (one a thread) and each figure's runs back to back, as the driver's,
 // the latency of single WDL probes with the files open (comparable with the DTM cold-probe latency:
 // nothing is cached, so this is what any probe costs), and the first-probe
 // latency: a new SyzygyTablebase per sample (open() not timed), the one probe_wdl timed, which maps and
@@ -472,20 +472,30 @@ std::string json_syzygy_set(const std::string& name, const std::vector<std::file
                  static_cast<unsigned long long>(c_hash), static_cast<unsigned long long>(wdl_hash));
     std::exit(1);
   }
-  // One thread's figures are timed from a plain loop on the calling thread, as Fathom's driver calls
-  // tb_probe_wdl: no std::function or failure record per probe (the checking passes above saw every
-  // answer; a failure here stops the bench all the same, named by `probe` again).
-  const auto plain_rate = [&](const auto& ok, const ProbeFn& probe) {
+  // The figures are timed from plain loops, one a thread over its slice of the positions, as
+  // Fathom's driver calls tb_probe_wdl: no std::function or failure record per probe (the checking
+  // passes above saw every answer; a failure here stops the bench all the same, named by `probe`
+  // again).
+  const auto plain_rate = [&](int threads, const auto& ok, const ProbeFn& probe) {
+    std::vector<double> cpu(std::size_t(threads), 0.0);
+    std::vector<std::size_t> first_failed(std::size_t(threads), n);
+    const auto slice = [&](int t) {
+      const double c0 = thread_cpu_seconds();
+      for (std::size_t i = std::size_t(t); i < n; i += std::size_t(threads))
+        if (!ok(i) && first_failed[std::size_t(t)] == n) first_failed[std::size_t(t)] = i;
+      cpu[std::size_t(t)] = thread_cpu_seconds() - c0;
+    };
     const auto t0 = Clock::now();
-    const double c0 = thread_cpu_seconds();
-    std::size_t first_failed = n;
-    for (std::size_t i = 0; i < n; ++i)
-      if (!ok(i) && first_failed == n) first_failed = i;
-    const double cpu = thread_cpu_seconds() - c0;
+    std::vector<std::thread> pool;
+    for (int t = 1; t < threads; ++t) pool.emplace_back(slice, t);
+    slice(0);
+    for (auto& th : pool) th.join();
     const double wall = seconds_since(t0);
-    if (first_failed != n)
-      fail_tbkit(log, pos, {{first_failed, 1, probe(first_failed).value_or(Miss{"failed, then not again"})}});
-    return Rate{double(n) / wall, double(n) / cpu, {}};
+    const std::size_t failed = *std::min_element(first_failed.begin(), first_failed.end());
+    if (failed != n) fail_tbkit(log, pos, {{failed, threads, probe(failed).value_or(Miss{"failed, then not again"})}});
+    double cpu_total = 0;
+    for (const double c : cpu) cpu_total += c;
+    return Rate{double(n) / wall, double(n) / cpu_total, {}};
   };
   const auto c_ok = [&](std::size_t i) {
     int w = 0;
@@ -501,11 +511,11 @@ std::string json_syzygy_set(const std::string& name, const std::vector<std::file
   // the run before it left them (a WDL pass right after a DTZ pass is a third slower), and the median
   // is of warm runs.
   std::vector<Rate> w1, w2, d1, d2, c1;
-  for (int r = 0; r < runs; ++r) c1.push_back(plain_rate(c_ok, c_wdl));
-  for (int r = 0; r < runs; ++r) w1.push_back(plain_rate(wdl_ok, wdl));
-  for (int r = 0; r < runs; ++r) w2.push_back(rate_tbkit(n, 2, wdl, log, pos));
-  for (int r = 0; r < runs; ++r) d1.push_back(plain_rate(dtz_ok, dtz));
-  for (int r = 0; r < runs; ++r) d2.push_back(rate_tbkit(n, 2, dtz, log, pos));
+  for (int r = 0; r < runs; ++r) c1.push_back(plain_rate(1, c_ok, c_wdl));
+  for (int r = 0; r < runs; ++r) w1.push_back(plain_rate(1, wdl_ok, wdl));
+  for (int r = 0; r < runs; ++r) w2.push_back(plain_rate(2, wdl_ok, wdl));
+  for (int r = 0; r < runs; ++r) d1.push_back(plain_rate(1, dtz_ok, dtz));
+  for (int r = 0; r < runs; ++r) d2.push_back(plain_rate(2, dtz_ok, dtz));
   tbkit_close(c_tb);
   rates("wdl_warm_1t", w1);
   rates("wdl_c_api_warm_1t", c1);
