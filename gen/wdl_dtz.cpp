@@ -356,11 +356,14 @@ Result<std::shared_ptr<DtzTable>> DtzSolver::run() {
   const std::uint64_t n = scheme_.size();
   for (int s = 0; s < 2; ++s) {
     auto& values = table_->values[s];
-    values.reserve(n);
+    values.resize(n);  // not yet written (UninitializedAllocator)
     formats::advise_huge_pages(values.data(), n * sizeof(Dtz));
-    values.assign(n, kIllegal);
     out_[s] = values.data();
   }
+  // First touched by both threads: the kernel zeroes each page as it is touched.
+  parallel_side_chunks(arena_, n, std::uint64_t{1} << 20, [&](int side, std::uint64_t first, std::uint64_t last, std::uint64_t) {
+    std::fill(out_[side] + first, out_[side] + last, kIllegal);
+  });
   const int levels = int(levels_.levels.size());
   const std::uint64_t chunk_words = (n + kChunk - 1) / kChunk * kPlyWords;
   for (int level = 0; level < levels; ++level) {
