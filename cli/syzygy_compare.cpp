@@ -42,8 +42,8 @@ class Examples {
 };
 
 // For each slot i of `side` in [first, last) that is a multiple of `every`, holds a legal position
-// a game can reach, and that `usable(i, board)` admits: probes its WDL50 and calls
-// compare(pos, wdl, i, note), or on a probe error counts it in `errors` and notes it. `positions`
+// a game can reach, and that `usable(i, board)` admits: probes its WDL50 (probe_wdl_check) and calls
+// compare(pos, check, i, note), or on a probe error counts it in `errors` and notes it. `positions`
 // counts the slots probed; note(what) keeps "FEN: what" in `found` (the chunk's first kExamples).
 template <class Usable, class Compare>
 void walk_positions(const model::IndexScheme& scheme, int side, std::uint64_t first, std::uint64_t last,
@@ -60,13 +60,13 @@ void walk_positions(const model::IndexScheme& scheme, int side, std::uint64_t fi
     auto note = [&](const std::string& what) {
       if (found.size() < kExamples) found.emplace_back(std::uint64_t(side) << 62 | i, to_fen(*pos) + ": " + what);
     };
-    auto wdl = tb.probe_wdl(*pos);
-    if (!wdl) {
+    auto check = tb.probe_wdl_check(*pos);
+    if (!check) {
       ++errors;
-      note(wdl.error().message);
+      note(check.error().message);
       continue;
     }
-    compare(*pos, *wdl, i, note);
+    compare(*pos, *check, i, note);
   }
 }
 
@@ -85,12 +85,19 @@ SyzygyComparison compare_with_syzygy(const gen::DtzTable& table, const probe::Sy
       SyzygyComparison local;
       std::vector<std::pair<std::uint64_t, std::string>> found;
       auto usable = [&](std::uint64_t i, const model::Board&) { return table.values[side][i] != gen::kDtzIllegal; };
-      auto compare = [&](const Position& pos, probe::Wdl50 wdl, std::uint64_t i, const auto& note) {
+      auto compare = [&](const Position& pos, const probe::SyzygyTablebase::WdlCheck& check, std::uint64_t i,
+                         const auto& note) {
         const gen::Dtz ours = table.values[side][i];
+        const probe::Wdl50 wdl = check.wdl;
         if (int(wdl) != gen::wdl50(ours)) {
           ++local.wdl_mismatches;
           note("WDL50 ours " + std::to_string(gen::wdl50(ours)) + ", file " + std::to_string(int(wdl)));
           return;
+        }
+        if (check.stored_above_captures) {
+          ++local.wdl_stored_above_captures;
+          note("every legal move captures, and the file stores a WDL50 better than the captures' " +
+               std::to_string(int(wdl)) + " (readers that read it there, such as Fathom, answer it)");
         }
         if (!tb.has_dtz(pos)) return;
         Result<std::optional<probe::Dtz50>> dtz = std::optional<probe::Dtz50>{};
@@ -125,6 +132,7 @@ SyzygyComparison compare_with_syzygy(const gen::DtzTable& table, const probe::Sy
       std::lock_guard lock(mutex);
       out.positions += local.positions;
       out.wdl_mismatches += local.wdl_mismatches;
+      out.wdl_stored_above_captures += local.wdl_stored_above_captures;
       out.dtz_compared += local.dtz_compared;
       out.dtz_unstored += local.dtz_unstored;
       out.dtz_exact += local.dtz_exact;
@@ -176,7 +184,8 @@ Result<DtmWdlComparison> compare_dtm_with_wdl(const formats::TableFile& file, co
     DtmWdlComparison local;
     std::vector<std::pair<std::uint64_t, std::string>> found;
     auto legal = [](std::uint64_t, const model::Board& b) { return model::is_legal(b); };
-    auto compare = [&](const Position&, probe::Wdl50 wdl, std::uint64_t i, const auto& note) {
+    auto compare = [&](const Position&, const probe::SyzygyTablebase::WdlCheck& check, std::uint64_t i, const auto& note) {
+      const probe::Wdl50 wdl = check.wdl;
       ++local.by_wdl[std::size_t(int(wdl) + 2)];
       const formats::DtmValue dtm = (*values)[i - first];
       const int w = int(wdl);

@@ -22,6 +22,9 @@ namespace tbkit::cli {
 struct SyzygyComparison {
   std::uint64_t positions = 0;      // legal positions compared (both sides)
   std::uint64_t wdl_mismatches = 0;
+  // Positions whose every legal move captures, where the file stores a WDL50 better than the
+  // captures' (probe_wdl_check): Stockfish and our probe answer right, Fathom does not.
+  std::uint64_t wdl_stored_above_captures = 0;
   std::uint64_t dtz_compared = 0;   // positions whose DTZ was compared (a DTZ file was present)
   std::uint64_t dtz_unstored = 0;   // left out by DtzScope::kStored: the file holds the other side
   std::uint64_t dtz_exact = 0;
@@ -31,7 +34,7 @@ struct SyzygyComparison {
   std::vector<std::string> examples;  // the first few disagreements, with FENs (lowest index first)
 
   [[nodiscard]] bool passed() const {
-    return positions > 0 && wdl_mismatches == 0 && dtz_mismatches == 0 && errors == 0;
+    return positions > 0 && wdl_mismatches == 0 && wdl_stored_above_captures == 0 && dtz_mismatches == 0 && errors == 0;
   }
 };
 

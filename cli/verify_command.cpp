@@ -184,8 +184,9 @@ void verify_syzygy_values(const std::filesystem::path& dir, const std::vector<mo
                 " positions inconsistent with their successors or DTM; first: " + c.first_failure;
         else if (!f.passed())
           why = "the files disagree: " + std::to_string(f.wdl_mismatches) + " WDL50 and " +
-                std::to_string(f.dtz_mismatches) + " DTZ50 mismatches, " + std::to_string(f.errors) +
-                " probe errors" + (f.examples.empty() ? "" : "; first: " + f.examples.front());
+                std::to_string(f.dtz_mismatches) + " DTZ50 mismatches, " + std::to_string(f.wdl_stored_above_captures) +
+                " capture-only positions stored above their captures, " + std::to_string(f.errors) + " probe errors" +
+                (f.examples.empty() ? "" : "; first: " + f.examples.front());
         if (!why.empty()) {
           std::printf("FAIL %s%s (Syzygy values): %s\n", where.c_str(), name.c_str(), why.c_str());
           ++failed;

@@ -190,9 +190,11 @@ struct SyzygyTablebase::Impl {
   // the best pawn move's with `zeroing`); when every legal move was searched the table is not read
   // (it holds no value for a position with an en-passant right). `stored(error)` reads the table's
   // value. False, with `error` set, when a probe fails.
+  // With `stored_above`, where every legal move was searched the stored value is read anyway, and
+  // *stored_above says whether it is better than the best move's (probe_wdl_check).
   template <class Stored>
   bool search(const ProbeBoard& b, bool zeroing, const detail::ZeroingMoves& moves, Stored&& stored, Searched& out,
-              Error& error) const {
+              Error& error, bool* stored_above = nullptr) const {
     int best = -3;
     for (const Move m : moves) {
       const int child = wdl_value(b.after(m), error);
@@ -210,12 +212,16 @@ struct SyzygyTablebase::Impl {
     if (!all_searched) {
       value = stored(error);
       if (value == kFailed) return false;
+    } else if (stored_above) {
+      const int unread = stored(error);
+      if (unread == kFailed) return false;
+      *stored_above = unread > best;
     }
     out = best >= value ? Searched{Wdl50(best), best > 0 || all_searched} : Searched{Wdl50(value), false};
     return true;
   }
 
-  int wdl_value(const ProbeBoard& b, Error& error) const {
+  int wdl_value(const ProbeBoard& b, Error& error, bool* stored_above = nullptr) const {
     if (popcount(b.occupied()) == 2) return 0;
     // Where the stored value lies first, so that its first cache line arrives while the captures
     // are generated (most positions need the value: only a winning capture or having nothing but
@@ -232,7 +238,7 @@ struct SyzygyTablebase::Impl {
       return kFailed;
     };
     Searched s;
-    if (!search(b, false, moves, stored, s, error)) return kFailed;
+    if (!search(b, false, moves, stored, s, error, stored_above)) return kFailed;
     return int(s.wdl);
   }
 
@@ -387,6 +393,19 @@ Result<Wdl50> SyzygyTablebase::probe_wdl(const Position& pos) const {
 }
 
 Result<Wdl50> SyzygyTablebase::probe_wdl(const detail::ProbeBoard& board) const { return impl_->wdl_of(board); }
+
+Result<SyzygyTablebase::WdlCheck> SyzygyTablebase::probe_wdl_check(const Position& pos) const {
+  if (auto st = check_probeable(pos); !st) return st.error();
+  Error error;
+  WdlCheck out;
+  // A position with an en-passant right is read by every reader alike: the table holds the
+  // position without it, and a capture-only position's value comes from its captures.
+  const ProbeBoard b = ProbeBoard::of(pos);
+  const int v = impl_->wdl_value(b, error, b.en_passant.is_none() ? &out.stored_above_captures : nullptr);
+  if (v == Impl::kFailed) return error;
+  out.wdl = Wdl50(v);
+  return out;
+}
 
 Result<Dtz50> SyzygyTablebase::probe_dtz(const Position& pos) const {
   if (auto st = check_probeable(pos); !st) return st.error();

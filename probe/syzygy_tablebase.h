@@ -77,6 +77,18 @@ class SyzygyTablebase {
   // no Position is built, and no castling rights exist).
   [[nodiscard]] Result<Wdl50> probe_wdl(const detail::ProbeBoard& board) const;
 
+  // For checking files: probe_wdl's answer, and whether a reader that reads the stored value even
+  // where every legal move captures would answer otherwise. Stockfish reads no value there; Fathom,
+  // and the engines built on it, take the better of the stored value and the captures', so a file
+  // every reader reads alike stores a value no better than the captures' there (Syzygy's own files
+  // do). `stored_above_captures` is that value's excess, at the position itself (the positions its
+  // captures reach are their own tables' to check). Errors as probe_wdl.
+  struct WdlCheck {
+    Wdl50 wdl = Wdl50::kDraw;
+    bool stored_above_captures = false;
+  };
+  [[nodiscard]] Result<WdlCheck> probe_wdl_check(const chess::Position& pos) const;
+
   // WDL50 and DTZ50 for the side to move. Needs the DTZ file of this material (not of the tables
   // captures reach: their WDL suffices). When the file stores the other side to move, one ply is
   // searched. Errors as probe_wdl, and kUnavailable when the DTZ file is missing.

@@ -35,6 +35,8 @@ double seconds_since(std::chrono::steady_clock::time_point t) {
 
 std::string describe(const cli::SyzygyComparison& c) {
   std::string s = std::to_string(c.positions) + " positions, WDL50 " + std::to_string(c.wdl_mismatches) + " mismatches";
+  if (c.wdl_stored_above_captures)
+    s += " (" + std::to_string(c.wdl_stored_above_captures) + " capture-only positions stored above their captures)";
   if (c.dtz_compared)
     s += "; DTZ50 " + std::to_string(c.dtz_compared) + " compared, " + std::to_string(c.dtz_exact) + " exact, " +
          std::to_string(c.dtz_rounded) + " off by the file's rounding, " + std::to_string(c.dtz_mismatches) + " mismatches";

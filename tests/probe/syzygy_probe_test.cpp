@@ -3,7 +3,10 @@
 // generation, on the fixtures in data/tablebases/syzygy.
 #include <catch2/catch.hpp>
 
+#include <unistd.h>
+
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <optional>
 #include <random>
@@ -12,6 +15,7 @@
 
 #include "chess/fen.h"
 #include "chess/movegen.h"
+#include "formats/syzygy_encoder.h"
 #include "formats/syzygy_file.h"
 #include "model/material.h"
 #include "probe/syzygy_board.h"
@@ -329,4 +333,55 @@ TEST_CASE("ProbeBoard::from_bitboards accepts the boards Position::from_setup ac
   CHECK(ep_kept > 100);
   CHECK(ep_dropped > 100);
   CHECK(ep_rejected > 1000);
+}
+
+TEST_CASE("probe_wdl_check finds a stored value above the captures where every move captures", "[probe][syzygy]") {
+  namespace sz = formats::syzygy;
+  // Black to move: a7 and b8 are the rook's, so Kxb7 (to a drawn KvK) is the only move.
+  auto only_capture = chess::parse_fen("k7/1R6/8/8/8/8/8/7K b - - 0 1");
+  auto free_king = chess::parse_fen("k7/8/8/8/8/8/1R6/7K b - - 0 1");
+  REQUIRE(only_capture.ok());
+  REQUIRE(free_king.ok());
+
+  // The official file keeps the rule: its answer there is the capture's, and nothing is above it.
+  auto official = probe::SyzygyTablebase::open({fixtures()});
+  REQUIRE(official.ok());
+  auto good = official->probe_wdl_check(*only_capture);
+  REQUIRE(good.ok());
+  CHECK(good->wdl == probe::Wdl50::kDraw);
+  CHECK_FALSE(good->stored_above_captures);
+
+  // A KRvK file that stores a win for every position of both sides: probe_wdl still answers the
+  // capture's draw (it reads no table there), and the check names the stored win above it.
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("tbkit_wdl_check_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  auto material = sz::TableMaterial::from_name("KRvK");
+  REQUIRE(material.ok());
+  auto index = sz::default_table_index(*material, sz::TableKind::kWdl);
+  REQUIRE(index.ok());
+  auto bytes = sz::encode_wdl_file(*index, [](int, int, std::uint64_t, std::span<std::uint8_t> out) {
+    std::fill(out.begin(), out.end(), sz::kWdlWin);
+  });
+  REQUIRE(bytes.ok());
+  {
+    std::ofstream out(dir / "KRvK.rtbw", std::ios::binary);
+    out.write(reinterpret_cast<const char*>(bytes->data()), std::streamsize(bytes->size()));
+  }
+  auto bad = probe::SyzygyTablebase::open({dir});
+  REQUIRE(bad.ok());
+  auto flagged = bad->probe_wdl_check(*only_capture);
+  REQUIRE(flagged.ok());
+  CHECK(flagged->wdl == probe::Wdl50::kDraw);
+  CHECK(flagged->stored_above_captures);
+  auto plain = bad->probe_wdl(*only_capture);
+  REQUIRE(plain.ok());
+  CHECK(*plain == probe::Wdl50::kDraw);
+  // Where the king has other moves the stored value is the answer, and nothing is flagged.
+  auto other = bad->probe_wdl_check(*free_king);
+  REQUIRE(other.ok());
+  CHECK(other->wdl == probe::Wdl50::kWin);
+  CHECK_FALSE(other->stored_above_captures);
+  std::filesystem::remove_all(dir);
 }
