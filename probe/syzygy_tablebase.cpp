@@ -261,18 +261,17 @@ struct SyzygyTablebase::Impl {
     Searched searched;
     Error error;
     if (!search(b, true, zeroing, [&](Error& e) { return table_wdl(b, e); }, searched, error)) return error;
-    const Searched* s = &searched;
-    if (s->wdl == Wdl50::kDraw) return std::optional(Dtz50{});
-    if (s->zeroing_best) return std::optional(before_zeroing(s->wdl));
+    if (searched.wdl == Wdl50::kDraw) return std::optional(Dtz50{});
+    if (searched.zeroing_best) return std::optional(before_zeroing(searched.wdl));
     auto found = slot(b);
     if (!found) return found.error();
     const Entry& e = *(*found)->entry;
     if (!e.dtz) return make_error(ErrorCode::kUnavailable, "no Syzygy DTZ file for " + e.name);
     const auto& file = e.dtz->get();
     if (!file) return file.error();
-    auto stored = file->dtz(orient(b, **found), int(s->wdl));
+    auto stored = file->dtz(orient(b, **found), int(searched.wdl));
     if (!stored) return stored.error();
-    if (stored->stored) return std::optional(Dtz50{s->wdl, formats::syzygy::signed_dtz(int(s->wdl), stored->plies)});
+    if (stored->stored) return std::optional(Dtz50{searched.wdl, formats::syzygy::signed_dtz(int(searched.wdl), stored->plies)});
     if (!search_unstored) return std::optional<Dtz50>{};
     // The file holds the other side to move: the best move's value, one ply on.
     Position p = pos;
@@ -280,9 +279,9 @@ struct SyzygyTablebase::Impl {
     for (const Move m : legal_moves(p)) {
       auto v = move_value(p, m);
       if (!v) return v.error();
-      if ((v->dtz > 0) == (int(s->wdl) > 0) && v->dtz != 0 && (!best || v->dtz < *best)) best = v->dtz;
+      if ((v->dtz > 0) == (int(searched.wdl) > 0) && v->dtz != 0 && (!best || v->dtz < *best)) best = v->dtz;
     }
-    return std::optional(Dtz50{s->wdl, best ? *best : -1});
+    return std::optional(Dtz50{searched.wdl, best ? *best : -1});
   }
 
   // A move's WDL50 and DTZ50 for the side playing it, counted from the position before it.
