@@ -82,7 +82,8 @@ class SyzygyTablebase {
   // and the engines built on it, take the better of the stored value and the captures', so a file
   // every reader reads alike stores a value no better than the captures' there (Syzygy's own files
   // do). `stored_above_captures` is that value's excess, at the position itself (the positions its
-  // captures reach are their own tables' to check). Errors as probe_wdl.
+  // captures reach are their own tables' to check). Errors as probe_wdl, and also where every move
+  // captures and the position's own file is missing or damaged (probe_wdl reads none there).
   struct WdlCheck {
     Wdl50 wdl = Wdl50::kDraw;
     bool stored_above_captures = false;
