@@ -6,6 +6,7 @@
 
 #include <sys/mman.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -111,8 +112,12 @@ class ZeroedArray {
   [[nodiscard]] T* data() { return data_; }
   [[nodiscard]] const T* data() const { return data_; }
   [[nodiscard]] std::size_t size() const { return size_; }
+  [[nodiscard]] bool empty() const { return size_ == 0; }
   [[nodiscard]] T& operator[](std::size_t i) { return data_[i]; }
   [[nodiscard]] const T& operator[](std::size_t i) const { return data_[i]; }
+  friend bool operator==(const ZeroedArray& a, const ZeroedArray& b) {
+    return a.size_ == b.size_ && std::equal(a.data_, a.data_ + a.size_, b.data_);
+  }
 
  private:
   T* data_ = nullptr;

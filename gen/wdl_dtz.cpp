@@ -355,10 +355,8 @@ void DtzSolver::apply(int side, const Preds& preds, int ply) {
 Result<std::shared_ptr<DtzTable>> DtzSolver::run() {
   const std::uint64_t n = scheme_.size();
   for (int s = 0; s < 2; ++s) {
-    auto& values = table_->values[s];
-    values.resize(n);  // not yet written (UninitializedAllocator)
-    formats::advise_huge_pages(values.data(), n * sizeof(Dtz));
-    out_[s] = values.data();
+    table_->values[s] = formats::ZeroedArray<Dtz>(n);  // mapped, not yet touched
+    out_[s] = table_->values[s].data();
   }
   // First touched by both threads: the kernel zeroes each page as it is touched.
   parallel_side_chunks(arena_, n, std::uint64_t{1} << 20, [&](int side, std::uint64_t first, std::uint64_t last, std::uint64_t) {

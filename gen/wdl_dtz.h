@@ -7,15 +7,13 @@
 #include <functional>
 #include <limits>
 #include <memory>
-#include <new>
 #include <string_view>
-#include <type_traits>
-#include <utility>
 #include <vector>
 
 #include <tbb/task_arena.h>
 
 #include "chess/result.h"
+#include "formats/large_allocator.h"
 #include "gen/model.h"
 #include "gen/table_set.h"
 #include "model/board.h"
@@ -39,35 +37,13 @@ inline constexpr Dtz kDtzIllegal = std::numeric_limits<Dtz>::min();
   return 0;
 }
 
-// std::allocator, except that resizing leaves new elements of a trivial type uninitialised: a
-// fresh table's pages are first touched by the fill that follows, in parallel, rather than by one
-// thread zeroing them.
-template <class T>
-struct UninitializedAllocator : std::allocator<T> {
-  template <class U>
-  struct rebind {
-    using other = UninitializedAllocator<U>;
-  };
-  UninitializedAllocator() = default;
-  template <class U>
-  UninitializedAllocator(const UninitializedAllocator<U>& /*other*/) noexcept {}
-  template <class U>
-  void construct(U* p) noexcept {
-    static_assert(std::is_trivially_default_constructible_v<U>);
-    ::new (static_cast<void*>(p)) U;
-  }
-  template <class U, class... Args>
-  void construct(U* p, Args&&... args) {
-    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
-  }
-};
-
 // One material's DTZ50 for both sides to move, in the IndexScheme order of its DTM table
 // (normalized material as White). 2 bytes per slot and side.
 struct DtzTable {
   explicit DtzTable(const Material& m) : scheme(m) {}
   IndexScheme scheme;
-  std::array<std::vector<Dtz, UninitializedAllocator<Dtz>>, 2> values;  // [side to move][index]; kDtzIllegal in unused slots
+  // [side to move][index]; kDtzIllegal in unused slots. Fresh pages, first written by the solver.
+  std::array<formats::ZeroedArray<Dtz>, 2> values;
 
   [[nodiscard]] const Material& material() const { return scheme.material(); }
   // The DTZ50 of a legal board of this exact material (White = stored White).
