@@ -6,6 +6,7 @@
 #include <array>
 #include <cassert>
 #include <cstdint>
+#include <optional>
 
 #include "gen/model.h"
 #include "model/board.h"
@@ -89,53 +90,74 @@ class UnmoveFroms {
   chess::Bitboard straight_ = 0, diagonal_ = 0, leaper_checkers_ = 0, slider_checkers_ = 0;
 };
 
+// The index of slot i's board with one man or king on another square, computed from i's digits
+// (not by encoding a board): for a canonical board `b` of slot `i` outside the pawnless diagonal
+// case. Moves in either direction (an un-move's or a move's) are alike here.
+class SlotDigits {
+ public:
+  SlotDigits(const model::IndexScheme& scheme, const Board& b, std::uint64_t i)
+      : i_(i), pair_(int(i / scheme.pair_stride())), stride_(scheme.pair_stride()) {
+    count_ = scheme.group_placements(b, groups_);
+    for (int h = 0; h < count_; ++h)
+      if (groups_[h].count > 1) number_[h] = model::combination_rank(groups_[h].placed, groups_[h].avail);
+  }
+  [[nodiscard]] const model::IndexScheme::GroupPlacement& group(int g) const { return groups_[std::size_t(g)]; }
+
+  // The index with the man of group g on `at` on `to` instead.
+  [[nodiscard]] std::uint64_t man(int g, chess::Bitboard at, chess::Bitboard to) const {
+    using namespace chess;
+    const auto& gr = groups_[std::size_t(g)];
+    std::uint64_t p = i_;
+    if (gr.count == 1)
+      p += std::uint64_t(std::int64_t(popcount(gr.avail & (to - 1)) - popcount(gr.avail & (at - 1)))) * gr.stride;
+    else
+      p += (model::combination_rank(gr.placed ^ at ^ to, gr.avail) - number_[std::size_t(g)]) * gr.stride;
+    for (int h = g + 1; h < count_; ++h) p += later_change(h, at, to);
+    return p;
+  }
+  // The index with a king on `at` on `to` instead, making king pair new_pair (canonical as it stands).
+  [[nodiscard]] std::uint64_t king(int new_pair, chess::Bitboard at, chess::Bitboard to) const {
+    std::uint64_t p = i_ + std::uint64_t(std::int64_t(new_pair - pair_)) * stride_;
+    for (int h = 0; h < count_; ++h)
+      if (!groups_[std::size_t(h)].pawn) p += later_change(h, at, to);
+    return p;
+  }
+
+ private:
+  // A man of an earlier group (or a king) on `to` instead of `at` changes a later group's number:
+  // a single man's rank moves by one when the moving man crosses it.
+  [[nodiscard]] std::uint64_t later_change(int h, chess::Bitboard at, chess::Bitboard to) const {
+    const auto& gr = groups_[std::size_t(h)];
+    if (gr.count == 1) return (std::uint64_t(at < gr.placed) - std::uint64_t(to < gr.placed)) * gr.stride;
+    return (model::combination_rank(gr.placed, (gr.avail | at) & ~to) - number_[std::size_t(h)]) * gr.stride;
+  }
+
+  std::uint64_t i_;
+  int pair_;
+  std::uint64_t stride_;
+  int count_ = 0;
+  std::array<model::IndexScheme::GroupPlacement, model::IndexScheme::kMaxGroups> groups_;
+  std::array<std::uint64_t, model::IndexScheme::kMaxGroups> number_{};  // of each group of several men
+};
+
 template <class Direct>
 CoveredUnmoves for_each_indexed_unmove(const model::IndexScheme& scheme, const Board& b, std::uint64_t i,
                                        Direct&& direct) {
   using namespace chess;
   CoveredUnmoves covered;
   if (scheme.diagonal_case(b)) return covered;
-  std::array<model::IndexScheme::GroupPlacement, model::IndexScheme::kMaxGroups> groups;
-  const int group_count = scheme.group_placements(b, groups);
-  std::array<std::uint64_t, model::IndexScheme::kMaxGroups> number{};  // of each group of several men
-  for (int h = 0; h < group_count; ++h)
-    if (groups[h].count > 1) number[h] = model::combination_rank(groups[h].placed, groups[h].avail);
-  // A man of an earlier group (or a king) on `from` instead of `at` changes a later group's number:
-  // a single man's rank moves by one when the moving man crosses it.
-  auto later_change = [&](int h, Bitboard at, Bitboard from) {
-    const auto& gr = groups[h];
-    if (gr.count == 1) return (std::uint64_t(at < gr.placed) - std::uint64_t(from < gr.placed)) * gr.stride;
-    return (model::combination_rank(gr.placed, (gr.avail | at) & ~from) - number[h]) * gr.stride;
-  };
-  auto man_index = [&](int g, Bitboard at, Bitboard from) {
-    const auto& gr = groups[g];
-    std::uint64_t p = i;
-    if (gr.count == 1)
-      p += std::uint64_t(std::int64_t(popcount(gr.avail & (from - 1)) - popcount(gr.avail & (at - 1)))) * gr.stride;
-    else
-      p += (model::combination_rank(gr.placed ^ at ^ from, gr.avail) - number[g]) * gr.stride;
-    for (int h = g + 1; h < group_count; ++h) p += later_change(h, at, from);
-    return p;
-  };
-  const int pair = int(i / scheme.pair_stride());
-  auto king_index = [&](int new_pair, Bitboard at, Bitboard from) {
-    std::uint64_t p = i + std::uint64_t(std::int64_t(new_pair - pair)) * scheme.pair_stride();
-    for (int h = 0; h < group_count; ++h)
-      if (!groups[h].pawn) p += later_change(h, at, from);
-    return p;
-  };
-
+  const SlotDigits digits(scheme, b, i);
   const Color mover = ~b.side;
   const Bitboard occ = b.occupied();
   const UnmoveFroms legal_froms(b);
   for (PieceType t : {PieceType::kKnight, PieceType::kBishop, PieceType::kRook, PieceType::kQueen}) {
     const int g = scheme.group_of(mover, t);
     if (g < 0) continue;
-    for (Bitboard men = groups[g].placed; men;) {
+    for (Bitboard men = digits.group(g).placed; men;) {
       const Square at = pop_lsb(men);
       covered.men |= at.bb();
       for (Bitboard froms = model::detail::attacks_of(t, at, occ) & ~occ & legal_froms(t, at); froms;)
-        direct(man_index(g, at.bb(), pop_lsb(froms).bb()), t);
+        direct(digits.man(g, at.bb(), pop_lsb(froms).bb()), t);
     }
   }
   const Square at = b.king(mover);
@@ -149,9 +171,51 @@ CoveredUnmoves for_each_indexed_unmove(const model::IndexScheme& scheme, const B
     const int new_pair = scheme.plain_pair(white ? from : b.king(Color::kWhite), white ? b.king(Color::kBlack) : from);
     if (new_pair < 0) continue;
     covered.king_from |= from.bb();
-    direct(king_index(new_pair, at.bb(), from.bb()), PieceType::kKing);
+    direct(digits.king(new_pair, at.bb(), from.bb()), PieceType::kKing);
   }
   return covered;
+}
+
+// Calls f(c) with the index c of each child of the canonical board `b` of slot `i` by a legal
+// non-capturing move of a knight, bishop, rook, queen or king of the side to move: the moves that
+// leave a table's men and pawns as they are, so that c is a slot of the same table, with the other
+// side to move. The WDL/DTZ pass's pull (gen/wdl_dtz.cpp) reads them. Indexes come from i's digits
+// where the king pair stays canonical as it stands, else from the child board.
+template <class F>
+void for_each_quiet_child(const model::IndexScheme& scheme, const Board& b, std::uint64_t i, F&& f) {
+  using namespace chess;
+  const Color us = b.side;
+  const bool white = us == Color::kWhite;
+  const bool full = scheme.diagonal_case(b);
+  std::optional<SlotDigits> digits;
+  if (!full) digits.emplace(scheme, b, i);
+  auto encoded = [&](PieceType t, Square from, Square to) {
+    Board c = b;
+    c.remove(us, t, from);
+    c.put(us, t, to);
+    c.side = ~us;
+    return scheme.encode(c);
+  };
+  model::for_each_legal_move_bulk(
+      b,
+      [&](PieceType t, Square from, Bitboard targets) {
+        const int g = t == PieceType::kKing ? -1 : scheme.group_of(us, t);
+        while (targets) {
+          const Square to = pop_lsb(targets);
+          std::uint64_t c;
+          if (full) {
+            c = encoded(t, from, to);
+          } else if (g >= 0) {
+            c = digits->man(g, from.bb(), to.bb());
+          } else {
+            const int pair = scheme.plain_pair(white ? to : b.king(Color::kWhite), white ? b.king(Color::kBlack) : to);
+            c = pair >= 0 ? digits->king(pair, from.bb(), to.bb()) : encoded(t, from, to);
+          }
+          assert(c == encoded(t, from, to));
+          f(c);
+        }
+      },
+      [](const Board&, const model::MoveInfo&) {});
 }
 
 }  // namespace tbkit::gen

@@ -77,7 +77,10 @@ class DtzSet {
 };
 
 struct DtzProgress {
-  std::string_view phase;   // "init" (exits of a level), "retro" (a level's plies)
+  // "init" (exits of a level), "retro" (a level's plies), "pull" (from this ply on, one side's
+  // open wins look for a loss among their children instead of being pushed by the losses: `done`
+  // is how many they are)
+  std::string_view phase;
   int level = 0;            // 0-based, most advanced pawns first; pawnless tables have one level
   int levels = 0;
   int ply = 0;              // retro: the ply propagated
