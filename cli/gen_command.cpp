@@ -205,6 +205,7 @@ int run_gen_alone_or_split(const GenCliOptions& o, gen::Cluster* cluster) {
     std::fprintf(stderr, "%s, peak %.0f MiB\n", run.totals().c_str(), double(gen::peak_rss_bytes()) / (1 << 20));
   if (!o.syzygy || (cluster && cluster->rank() != 0)) return kExitOk;
   auto syzygy_summary = [&](const gen::SyzygySummary& s) {
+    if (show_progress) std::fprintf(stderr, "\r\033[K");
     if (o.quiet) return;
     if (s.skipped) {
       std::fprintf(stderr, "%s: Syzygy files present and valid, skipped\n", s.material.name().c_str());
@@ -219,7 +220,31 @@ int run_gen_alone_or_split(const GenCliOptions& o, gen::Cluster* cluster) {
                  s.solve_seconds, static_cast<unsigned long long>(s.wdl_bytes),
                  static_cast<unsigned long long>(s.dtz_bytes));
   };
-  if (Status sz = gen::generate_syzygy_tables(wanted, opts, arena, syzygy_summary); !sz) return report(sz.error());
+  // One line per step: a table's DTM files read, its WDL/DTZ pass (level, ply), its files written.
+  auto syzygy_progress = [&](const gen::SyzygyProgress& p) {
+    if (!show_progress) return;
+    const auto now = std::chrono::steady_clock::now();
+    const std::string table = run.place(p.material) + p.material.name() + (p.dependency ? " (for a later table)" : "");
+    if (p.phase == "read") {
+      started = now;
+      std::fprintf(stderr, "\r\033[K%s: WDL/DTZ, reading the DTM tables", table.c_str());
+      return;
+    }
+    if (p.phase == "write") {
+      std::fprintf(stderr, "\r\033[K%s: writing %s and %s", table.c_str(), gen::kWdlExtension, gen::kDtzExtension);
+      return;
+    }
+    if (now - last < std::chrono::milliseconds(200) && p.dtz.phase == "retro") return;
+    last = now;
+    if (p.dtz.phase == "pull") return;  // the next retro line follows at once
+    const std::string level =
+        p.dtz.levels > 1 ? ", pawn level " + std::to_string(p.dtz.level + 1) + " of " + std::to_string(p.dtz.levels) : "";
+    std::fprintf(stderr, "\r\033[K%s: WDL/DTZ%s, %s ply %d, %llu of %llu resolved, %.0f s", table.c_str(), level.c_str(),
+                 std::string(p.dtz.phase).c_str(), p.dtz.ply, static_cast<unsigned long long>(p.dtz.done),
+                 static_cast<unsigned long long>(p.dtz.total), std::chrono::duration<double>(now - started).count());
+  };
+  if (Status sz = gen::generate_syzygy_tables(wanted, opts, arena, syzygy_summary, {}, syzygy_progress); !sz)
+    return report(sz.error());
   return kExitOk;
 }
 

@@ -481,11 +481,12 @@ namespace {
 // Solves the WDL/DTZ tables of plan[k] (in dependency order) from the DTM files in `dir`, for each
 // k where wanted(k), plus those a later wanted table converts into, and calls
 // visit(k, table, subtables, solve_seconds, seconds) for each wanted one. Tables are held only
-// while a later wanted table needs them.
+// while a later wanted table needs them. `progress` (may be empty) hears of each read and solve.
 Status for_each_dtz_table(const std::filesystem::path& dir, const std::vector<Material>& plan,
                           const std::function<bool(std::size_t)>& wanted, tbb::task_arena& arena,
                           const std::function<Status(std::size_t, std::shared_ptr<DtzTable>, const SolvedTable&,
-                                                     const DtzSet&, double)>& visit) {
+                                                     const DtzSet&, double)>& visit,
+                          const SyzygyProgressFn& progress = {}) {
   // The tables solved: the wanted ones and, transitively, those they convert into (the plan lists
   // each table after those it converts into).
   std::vector<bool> solved(plan.size());
@@ -510,12 +511,16 @@ Status for_each_dtz_table(const std::filesystem::path& dir, const std::vector<Ma
   for (std::size_t k = 0; k < plan.size(); ++k) {
     const Material& m = plan[k];
     if (!solved[k]) continue;
+    const bool dependency = !wanted(k);
+    if (progress) progress({m, "read", dependency, {}});
     TableSet dtm;
     if (Status st = dtm.load_expanded(dir, m, cache, arena); !st) return st;
     DtzSet subtables;
     for (const Material& d : m.conversions()) subtables.add(held.shared(d));
     const auto t0 = std::chrono::steady_clock::now();
-    auto table = solve_dtz(*dtm.find(m), subtables, arena);
+    DtzProgressFn solving;
+    if (progress) solving = [&](const DtzProgress& p) { progress({m, "solve", dependency, p}); };
+    auto table = solve_dtz(*dtm.find(m), subtables, arena, solving);
     if (!table) return table.error();
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (wanted(k))
@@ -561,7 +566,7 @@ Status visit_dtz_tables(const std::filesystem::path& dir, const std::vector<Mate
 
 Status generate_syzygy_tables(const std::vector<Material>& wanted, const GenOptions& opts, tbb::task_arena& arena,
                               const std::function<void(const SyzygySummary&)>& summary,
-                              const SyzygyWriteOptions& options) {
+                              const SyzygyWriteOptions& options, const SyzygyProgressFn& progress) {
   const std::vector<Material> plan = dependency_closure(wanted);
   std::vector<bool> missing(plan.size());
   std::error_code ec;
@@ -584,6 +589,7 @@ Status generate_syzygy_tables(const std::vector<Material>& wanted, const GenOpti
         SyzygySummary s;
         s.material = plan[k];
         s.solve_seconds = seconds;
+        if (progress) progress({plan[k], "write", false, {}});
         auto files = write_syzygy_files(opts.dir, *table, subtables, arena, options);
         if (!files) return files.error();
         s.wdl_bytes = files->wdl_bytes;
@@ -599,7 +605,8 @@ Status generate_syzygy_tables(const std::vector<Material>& wanted, const GenOpti
         s.seconds = seconds + std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         if (summary) summary(s);
         return {};
-      });
+      },
+      progress);
 }
 
 }  // namespace tbkit::gen

@@ -92,15 +92,27 @@ using DtzVisit = std::function<Status(const DtzTable& table, const SolvedTable& 
 [[nodiscard]] Status visit_dtz_tables(const std::filesystem::path& dir, const std::vector<Material>& wanted,
                                       tbb::task_arena& arena, const DtzVisit& visit);
 
+// What the Syzygy step is doing, for a progress line.
+struct SyzygyProgress {
+  Material material;
+  // "read" (its DTM table and those it converts into), "solve" (the WDL/DTZ pass: `dtz` says
+  // where), "write" (its two files)
+  std::string_view phase;
+  bool dependency = false;  // files present, but a later table needs its WDL/DTZ: solved, not written
+  DtzProgress dtz;          // during "solve"
+};
+using SyzygyProgressFn = std::function<void(const SyzygyProgress&)>;
+
 // Writes dir/M.rtbw and dir/M.rtbz for `wanted` (normalized) and every table they convert into,
 // from the DTM tables in opts.dir (generate_tables must have made them). Files present and valid
 // are kept; the WDL/DTZ tables later tables need are recomputed from the DTM files (a resumed
 // run), and held only while a later table of the run needs them. `summary` is called after each
-// table, from the calling thread. Errors: those of reading the DTM tables (naming the file), kIo
-// naming a file that cannot be written.
+// table and `progress` (may be empty) between steps, both from the calling thread. Errors: those of
+// reading the DTM tables (naming the file), kIo naming a file that cannot be written.
 [[nodiscard]] Status generate_syzygy_tables(const std::vector<Material>& wanted, const GenOptions& opts,
                                             tbb::task_arena& arena,
                                             const std::function<void(const SyzygySummary&)>& summary,
-                                            const SyzygyWriteOptions& options = {});
+                                            const SyzygyWriteOptions& options = {},
+                                            const SyzygyProgressFn& progress = {});
 
 }  // namespace tbkit::gen

@@ -476,6 +476,43 @@ int check_written_twice(const std::filesystem::path& dir, const Sets& sets, cons
 
 }  // namespace
 
+TEST_CASE("The Syzygy step reports reading, the pass and writing of each table", "[gen][dtz]") {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("tbkit_syzygy_progress_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  GenOptions opts;
+  opts.dir = dir;
+  const std::vector<Material> wanted = {mat("KPvK")};  // with KQvK, KRvK, KBvK, KNvK
+  tbb::task_arena arena(2);
+  REQUIRE(generate_tables(wanted, opts, arena, {}, {}).ok());
+  // Each table's steps, in order; "solve" once per run of its pass's phases.
+  auto run = [&] {
+    std::vector<std::string> steps;
+    int levels = 0;
+    const tbkit::Status st = generate_syzygy_tables(wanted, opts, arena, {}, {}, [&](const SyzygyProgress& p) {
+      std::string step = p.material.name() + " " + std::string(p.phase) + (p.dependency ? " (dependency)" : "");
+      if (p.phase == "solve") levels = std::max(levels, p.dtz.levels);
+      if (steps.empty() || steps.back() != step) steps.push_back(step);
+    });
+    REQUIRE(st.ok());
+    return std::pair{steps, levels};
+  };
+  const auto [first, levels] = run();
+  CHECK(first == std::vector<std::string>{"KBvK read", "KBvK solve", "KBvK write", "KNvK read", "KNvK solve",
+                                          "KNvK write", "KQvK read", "KQvK solve", "KQvK write", "KRvK read",
+                                          "KRvK solve", "KRvK write", "KPvK read", "KPvK solve", "KPvK write"});
+  CHECK(levels > 1);  // the pawn table's levels
+  // Files present are not written again, but the pawn table's pass needs the WDL/DTZ of the tables
+  // it promotes into: they are solved again, as dependencies.
+  std::filesystem::remove(dir / "KPvK.rtbw");
+  const auto [second, unused] = run();
+  CHECK(std::count_if(second.begin(), second.end(), [](const std::string& x) { return x.find("write") != std::string::npos; }) == 1);
+  CHECK(std::find(second.begin(), second.end(), "KQvK solve (dependency)") != second.end());
+  CHECK(second.back() == "KPvK write");
+  std::filesystem::remove_all(dir);
+}
+
 TEST_CASE("Syzygy piece orders, searched in full and pruned on coarse samples: files read back, the same with 1 and "
           "2 threads, smaller than the default order's",
           "[gen][dtz][syzygy][threads]") {
