@@ -7,6 +7,8 @@
 #include <cassert>
 #include <cstdint>
 #include <optional>
+#include <utility>
+#include <algorithm>
 
 #include "gen/model.h"
 #include "model/board.h"
@@ -98,8 +100,12 @@ class SlotDigits {
   SlotDigits(const model::IndexScheme& scheme, const Board& b, std::uint64_t i)
       : i_(i), pair_(int(i / scheme.pair_stride())), stride_(scheme.pair_stride()) {
     count_ = scheme.group_placements(b, groups_);
-    for (int h = 0; h < count_; ++h)
-      if (groups_[h].count > 1) number_[h] = model::combination_rank(groups_[h].placed, groups_[h].avail);
+    for (int h = 0; h < count_; ++h) {
+      const auto& gr = groups_[std::size_t(h)];
+      if (gr.count == 1) continue;
+      number_[std::size_t(h)] = model::combination_rank(gr.placed, gr.avail);
+      if (gr.count == 2) pair_ranks_[std::size_t(h)] = {rank_in(gr.avail, gr.placed & -gr.placed), rank_in(gr.avail, gr.placed & (gr.placed - 1))};
+    }
   }
   [[nodiscard]] const model::IndexScheme::GroupPlacement& group(int g) const { return groups_[std::size_t(g)]; }
 
@@ -108,10 +114,15 @@ class SlotDigits {
     using namespace chess;
     const auto& gr = groups_[std::size_t(g)];
     std::uint64_t p = i_;
-    if (gr.count == 1)
+    if (gr.count == 1) {
       p += std::uint64_t(std::int64_t(popcount(gr.avail & (to - 1)) - popcount(gr.avail & (at - 1)))) * gr.stride;
-    else
+    } else if (gr.count == 2) {
+      // Two like men: the other one's rank stays; the number is C(low, 1) + C(high, 2).
+      const auto [lo, hi] = pair_ranks_[std::size_t(g)];
+      p += (pair_number(at == (gr.placed & -gr.placed) ? hi : lo, rank_in(gr.avail, to)) - number_[std::size_t(g)]) * gr.stride;
+    } else {
       p += (model::combination_rank(gr.placed ^ at ^ to, gr.avail) - number_[std::size_t(g)]) * gr.stride;
+    }
     for (int h = g + 1; h < count_; ++h) p += later_change(h, at, to);
     return p;
   }
@@ -129,7 +140,21 @@ class SlotDigits {
   [[nodiscard]] std::uint64_t later_change(int h, chess::Bitboard at, chess::Bitboard to) const {
     const auto& gr = groups_[std::size_t(h)];
     if (gr.count == 1) return (std::uint64_t(at < gr.placed) - std::uint64_t(to < gr.placed)) * gr.stride;
+    if (gr.count == 2) {
+      // Each man's rank moves by one where the moving man crosses it.
+      const chess::Bitboard low = gr.placed & -gr.placed, high = gr.placed & (gr.placed - 1);
+      const auto [lo, hi] = pair_ranks_[std::size_t(h)];
+      const int new_lo = lo + int(at < low) - int(to < low), new_hi = hi + int(at < high) - int(to < high);
+      return (pair_number(new_lo, new_hi) - number_[std::size_t(h)]) * gr.stride;
+    }
     return (model::combination_rank(gr.placed, (gr.avail | at) & ~to) - number_[std::size_t(h)]) * gr.stride;
+  }
+  // The rank of square `sq` (a one-bit board) among `avail`'s squares.
+  [[nodiscard]] static int rank_in(chess::Bitboard avail, chess::Bitboard sq) { return chess::popcount(avail & (sq - 1)); }
+  // combination_rank of two men of ranks a and b (a != b), either order.
+  [[nodiscard]] static std::uint64_t pair_number(int a, int b) {
+    const std::uint64_t low = std::uint64_t(std::min(a, b)), high = std::uint64_t(std::max(a, b));
+    return low + high * (high - 1) / 2;
   }
 
   std::uint64_t i_;
@@ -138,6 +163,7 @@ class SlotDigits {
   int count_ = 0;
   std::array<model::IndexScheme::GroupPlacement, model::IndexScheme::kMaxGroups> groups_;
   std::array<std::uint64_t, model::IndexScheme::kMaxGroups> number_{};  // of each group of several men
+  std::array<std::pair<int, int>, model::IndexScheme::kMaxGroups> pair_ranks_{};  // of each group of two: low, high
 };
 
 template <class Direct>

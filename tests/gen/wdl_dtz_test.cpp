@@ -320,10 +320,12 @@ TEST_CASE("DTZ50 tables are identical with 1 and 2 threads", "[gen][dtz][threads
 }
 
 TEST_CASE("Quiet children numbered from the index digits are the encoded ones", "[gen][dtz]") {
-  // Every slot of a 3-man table, and every 7th of 4-man ones: the pawnless diagonal case, two like
-  // men (one group), pawns (no rank mirror), and kings moving into a non-canonical pair.
+  // Every slot of a 3-man table, every 7th of 4-man ones and a sample of 5-man ones: the pawnless
+  // diagonal case, two like men moving and moved around (a group of two after another), pawns (no
+  // rank mirror), and kings moving into a non-canonical pair.
   for (const auto& [name, step] : {std::pair{"KQvK", 1}, std::pair{"KQvKR", 7}, std::pair{"KBBvK", 7},
-                                   std::pair{"KRvKP", 7}, std::pair{"KPPvK", 7}}) {
+                                   std::pair{"KRvKP", 7}, std::pair{"KPPvK", 7}, std::pair{"KBBNvK", 4999},
+                                   std::pair{"KRvKBB", 4999}, std::pair{"KNNvKP", 4999}}) {
     INFO(name);
     const tbkit::model::IndexScheme scheme(mat(name));
     std::uint64_t children = 0, boards = 0;
