@@ -1,14 +1,15 @@
-// Predecessor indexes computed from a slot's index digits rather than by encoding a board: the
-// technique of the DTM solver's propagation (gen/solver.cpp), for passes that un-move pieces and
-// kings only (the WDL50/DTZ50 pass's non-zeroing un-moves).
+// Predecessor and successor indexes computed from a slot's index digits rather than by encoding a
+// board: the technique of the DTM solver's propagation (gen/solver.cpp), for passes that move or
+// un-move pieces and kings only (the WDL50/DTZ50 pass's non-zeroing un-moves, and its pull's quiet
+// moves).
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cassert>
 #include <cstdint>
 #include <optional>
 #include <utility>
-#include <algorithm>
 
 #include "gen/model.h"
 #include "model/board.h"
@@ -104,7 +105,8 @@ class SlotDigits {
       const auto& gr = groups_[std::size_t(h)];
       if (gr.count == 1) continue;
       number_[std::size_t(h)] = model::combination_rank(gr.placed, gr.avail);
-      if (gr.count == 2) pair_ranks_[std::size_t(h)] = {rank_in(gr.avail, gr.placed & -gr.placed), rank_in(gr.avail, gr.placed & (gr.placed - 1))};
+      if (gr.count == 2)
+        pair_ranks_[std::size_t(h)] = {rank_in(gr.avail, gr.placed & -gr.placed), rank_in(gr.avail, gr.placed & (gr.placed - 1))};
     }
   }
   [[nodiscard]] const model::IndexScheme::GroupPlacement& group(int g) const { return groups_[std::size_t(g)]; }

@@ -383,7 +383,8 @@ void DtzSolver::apply(int side, const Preds& preds, int ply, Counts& counts) {
 void DtzSolver::add_counts(int side, int ply, const Counts& counts) {
   // Called once per task, under a lock-free fetch-add each.
   std::atomic_ref(open_wins_[side]).fetch_sub(counts.wins_closed, std::memory_order_relaxed);
-  std::atomic_ref(losses_at_[side][std::size_t(std::min(ply + 1, kMaxDistance))]).fetch_add(counts.losses_next, std::memory_order_relaxed);
+  const auto next = std::size_t(std::min(ply + 1, kMaxDistance));
+  std::atomic_ref(losses_at_[side][next]).fetch_add(counts.losses_next, std::memory_order_relaxed);
   std::atomic_ref(losses_at_[side][kCursedExit]).fetch_add(counts.losses_cursed, std::memory_order_relaxed);
 }
 
