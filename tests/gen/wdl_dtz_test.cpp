@@ -351,8 +351,8 @@ TEST_CASE("Quiet children numbered from the index digits are the encoded ones", 
 }
 
 TEST_CASE("DTZ50 pulls the last open wins from their children", "[gen][dtz]") {
-  // The pass switches a side's open wins to pulling when fewer are open than the losses that
-  // would push to them: the fixtures' comparison (below) covers these tables' values.
+  // The pass switches a side's open wins to pulling once they are fewer than half the losses that
+  // would push to them: the official fixtures' comparison (below) covers these tables' values.
   const Sets& sets = four_piece_sets();
   tbb::task_arena arena(2);
   for (const char* name : {"KQvKR", "KPvKP", "KBNvK"}) {
