@@ -201,10 +201,10 @@ class DtzSolver {
   // The distance of the loss resolved, or 0 when the slot stays open (or is no open loss).
   [[nodiscard]] int count_down(int side, std::uint64_t i, int ply, int weight);
   void add_counts(int side, int ply, const Counts& counts);
-  // Whether the wins of `side` still open should pull their distance from their children at `ply`
-  // rather than be pushed it by the other side's losses: when fewer of them are open than the
-  // losses that would push. Then it lists them (once; they stay pulled) and returns true.
-  bool choose_pull(int side, int level, int ply);
+  // Whether the wins of `side` still open pull their distance from their children at `ply` rather
+  // than be pushed it by the other side's losses at `ply`: when they are fewer than half those
+  // losses. The first time, it lists them (in `listed_`; wins that close drop out as they are met).
+  bool pull_now(int side, int level, int ply);
   // The pull: each open win of `side` with a non-zeroing move into a loss of the other side at
   // `ply` wins at ply + 1.
   void pull(int side, int ply);
@@ -224,9 +224,9 @@ class DtzSolver {
   // a loss child may still better), and the losses of each side by distance, both exact.
   std::array<std::uint64_t, 2> open_wins_{};
   std::array<std::vector<std::uint64_t>, 2> losses_at_;
-  // The sides whose open wins pull (listed in `pulled_`, ascending) instead of being pushed.
-  std::array<bool, 2> pulling_{};
-  std::array<std::vector<std::uint64_t>, 2> pulled_;
+  // Per side, whether its open wins are listed (in `listed_`, ascending) for pulls.
+  std::array<bool, 2> listing_{};
+  std::array<std::vector<std::uint64_t>, 2> listed_;
   std::atomic<bool> inconsistent_{false};
 };
 
@@ -388,14 +388,15 @@ void DtzSolver::add_counts(int side, int ply, const Counts& counts) {
   std::atomic_ref(losses_at_[side][kCursedExit]).fetch_add(counts.losses_cursed, std::memory_order_relaxed);
 }
 
-bool DtzSolver::choose_pull(int side, int level, int ply) {
+bool DtzSolver::pull_now(int side, int level, int ply) {
   // A pull generates an open win's moves and reads their children; a push gathers a loss's
   // un-moves from its digits. On KQRvKR, pulling once the open wins are fewer than 1, 2 or 4 times
   // the pushing losses measured alike (the pass 1.7-2 s shorter; the push-only pass, 12.5-14.6 s).
   constexpr std::uint64_t kPushesPerPull = 2;
   const std::uint64_t pushing = losses_at_[1 - side][std::size_t(ply)];
-  if (pulling_[side] || open_wins_[side] * kPushesPerPull >= pushing) return false;
-  pulling_[side] = true;
+  if (open_wins_[side] * kPushesPerPull >= pushing) return false;
+  if (listing_[side]) return true;
+  listing_[side] = true;
   // The open wins, listed in slot order by tasks that each collect a range of them.
   const Level& runs = levels_.levels[std::size_t(level)];
   const std::uint64_t pairs = std::uint64_t(scheme_.king_pairs());
@@ -408,14 +409,14 @@ bool DtzSolver::choose_pull(int side, int level, int ply) {
         if (st[i] > ply + 1) parts[pair].push_back(i);
     }
   });
-  std::vector<std::uint64_t>& list = pulled_[side];
+  std::vector<std::uint64_t>& list = listed_[side];
   list.clear();
   for (const auto& part : parts) list.insert(list.end(), part.begin(), part.end());
   return true;
 }
 
 void DtzSolver::pull(int side, int ply) {
-  std::vector<std::uint64_t>& list = pulled_[side];
+  std::vector<std::uint64_t>& list = listed_[side];
   constexpr std::uint64_t kDone = ~std::uint64_t{0};
   const Dtz* child_states = out_[1 - side];
   const Dtz loss = Dtz(-ply);
@@ -425,8 +426,9 @@ void DtzSolver::pull(int side, int ply) {
     std::uint64_t local = 0;
     for (std::uint64_t k = first; k < last; ++k) {
       const std::uint64_t i = list[k];
-      // Only this task writes the slot: the other side's scan is over.
-      if (out_[side][i] <= ply + 1) {  // a cursed exit no loss child can better any more
+      // Only this task writes the slot: the other side's scan is over. A win closed by a push of an
+      // earlier ply, or a cursed exit no loss child can better any more, drops out.
+      if (out_[side][i] <= ply + 1) {
         list[k] = kDone;
         continue;
       }
@@ -468,8 +470,8 @@ Result<std::shared_ptr<DtzTable>> DtzSolver::run() {
     for (int side = 0; side < 2; ++side) {
       open_wins_[side] = 0;
       losses_at_[side].assign(std::size_t(kMaxDistance) + 1, 0);
-      pulling_[side] = false;
-      pulled_[side].clear();
+      listing_[side] = false;
+      listed_[side].clear();
     }
     for_level(level, true, 0, [&](int side, std::uint64_t first, std::uint64_t last) {
       SlotBoards boards(scheme_, Color(side));
@@ -495,9 +497,10 @@ Result<std::shared_ptr<DtzTable>> DtzSolver::run() {
     for (int ply = 1; ply <= max_ply_.load(); ++ply) {
       // One side at a time: a scan's updates go to the other side's slots.
       for (int side = 0; side < 2; ++side) {
-        if (choose_pull(1 - side, level, ply) && progress_)
-          progress_({"pull", level, levels, ply, pulled_[1 - side].size(), level_slots});
-        const bool pulled = pulling_[1 - side];  // this side's losses push nothing
+        const bool listed = listing_[1 - side];
+        const bool pulled = pull_now(1 - side, level, ply);  // then this side's losses push nothing
+        if (pulled && !listed && progress_)
+          progress_({"pull", level, levels, ply, listed_[1 - side].size(), level_slots});
         resolved += for_level(level, false, side, [&](int s, std::uint64_t first, std::uint64_t last) {
           std::uint64_t local = 0;
           Counts counts;
