@@ -234,9 +234,9 @@ int run_gen_alone_or_split(const GenCliOptions& o, gen::Cluster* cluster) {
       std::fprintf(stderr, "\r\033[K%s: writing %s and %s", table.c_str(), gen::kWdlExtension, gen::kDtzExtension);
       return;
     }
+    if (p.dtz.phase == "pull") return;  // the next retro line follows at once
     if (now - last < std::chrono::milliseconds(200) && p.dtz.phase == "retro") return;
     last = now;
-    if (p.dtz.phase == "pull") return;  // the next retro line follows at once
     const std::string level =
         p.dtz.levels > 1 ? ", pawn level " + std::to_string(p.dtz.level + 1) + " of " + std::to_string(p.dtz.levels) : "";
     std::fprintf(stderr, "\r\033[K%s: WDL/DTZ%s, %s ply %d, %llu of %llu resolved, %.0f s", table.c_str(), level.c_str(),

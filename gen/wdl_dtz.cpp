@@ -397,17 +397,13 @@ bool DtzSolver::pull_now(int side, int level, int ply) {
   if (open_wins_[side] * kPushesPerPull >= pushing) return false;
   if (listing_[side]) return true;
   listing_[side] = true;
-  // The open wins, listed in slot order by tasks that each collect a range of them.
-  const Level& runs = levels_.levels[std::size_t(level)];
-  const std::uint64_t pairs = std::uint64_t(scheme_.king_pairs());
-  std::vector<std::vector<std::uint64_t>> parts(pairs);
-  parallel_each(arena_, pairs, [&](std::uint64_t pair) {
-    const Dtz* st = out_[side];
-    for (const PlacementRun& run : runs) {
-      const std::uint64_t first = pair * scheme_.pair_stride() + run.first * levels_.span;
-      for (std::uint64_t i = first; i < first + run.count * levels_.span; ++i)
-        if (st[i] > ply + 1) parts[pair].push_back(i);
-    }
+  // The open wins, listed in slot order: for_level gives each task the ranges of one king pair.
+  std::vector<std::vector<std::uint64_t>> parts(std::size_t(scheme_.king_pairs()));
+  for_level(level, false, side, [&](int s, std::uint64_t first, std::uint64_t last) {
+    std::vector<std::uint64_t>& part = parts[first / scheme_.pair_stride()];
+    for (std::uint64_t i = first; i < last; ++i)
+      if (out_[s][i] > ply + 1) part.push_back(i);
+    return std::uint64_t{0};
   });
   std::vector<std::uint64_t>& list = listed_[side];
   list.clear();
