@@ -13,12 +13,12 @@ namespace tbkit::gen {
 // `subtables` for a capture or promotion, else from `table`; a double push's child also has the
 // en-passant captures (and, stalemated but for them, only those).
 [[nodiscard]] inline int child_wdl50(const DtzTable& table, const DtzSet& subtables, const Board& child, const MoveInfo& mi) {
-  if (mi.kind == MoveKind::kConversion) return wdl50(subtables.probe(child));
+  if (mi.kind == MoveKind::kConversion) return subtables.wdl(child);
   const int w = wdl50(table.dtz(child));
   if (mi.kind != MoveKind::kDoublePush) return w;
   std::optional<int> ep;
   for_each_en_passant(child, mi.ep_square, [&](const Board& gc) {
-    const int v = -wdl50(subtables.probe(gc));
+    const int v = -subtables.wdl(gc);
     ep = ep ? std::max(*ep, v) : v;
   });
   if (!ep) return w;

@@ -516,7 +516,7 @@ Status for_each_dtz_table(const std::filesystem::path& dir, const std::vector<Ma
     TableSet dtm;
     if (Status st = dtm.load_expanded(dir, m, cache, arena); !st) return st;
     DtzSet subtables;
-    for (const Material& d : m.conversions()) subtables.add(held.shared(d));
+    for (const Material& d : m.conversions()) subtables.add_from(held, d);
     const auto t0 = std::chrono::steady_clock::now();
     DtzProgressFn solving;
     if (progress) solving = [&](const DtzProgress& p) { progress({m, "solve", dependency, p}); };
@@ -525,10 +525,11 @@ Status for_each_dtz_table(const std::filesystem::path& dir, const std::vector<Ma
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (wanted(k))
       if (Status st = visit(k, *table, *dtm.find(m), subtables, seconds); !st) return st;
-    if (needed_after(m, k)) held.add(std::move(*table));
+    // Later tables read only its WDL50: a sixth of the memory (see WdlTable).
+    if (needed_after(m, k)) held.add(WdlTable::of(**table, arena));
     DtzSet keep;  // what later tables still need
     for (const Material& x : plan)
-      if (held.contains(x) && needed_after(x, k)) keep.add(held.shared(x));
+      if (needed_after(x, k)) keep.add_from(held, x);
     held = std::move(keep);
   }
   std::error_code ec;

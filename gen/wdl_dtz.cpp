@@ -19,27 +19,84 @@ namespace tbkit::gen {
 
 using namespace chess;
 
-void DtzSet::add(std::shared_ptr<const DtzTable> table) {
-  assert(table != nullptr);
-  const Material& m = table->material();
-  entries_.push_back({m.key(), false, table.get()});
-  if (!m.is_symmetric()) entries_.push_back({m.flipped().key(), true, table.get()});
-  tables_.push_back(std::move(table));
+void DtzSet::add_entries(const Material& m, const DtzTable* whole, const WdlTable* wdl_only) {
+  entries_.push_back({m.key(), false, whole, wdl_only});
+  if (!m.is_symmetric()) entries_.push_back({m.flipped().key(), true, whole, wdl_only});
 }
 
-std::shared_ptr<const DtzTable> DtzSet::shared(const Material& normalized) const {
-  for (const auto& t : tables_)
-    if (t->material() == normalized) return t;
+void DtzSet::add(std::shared_ptr<const DtzTable> table) {
+  assert(table != nullptr);
+  add_entries(table->material(), table.get(), nullptr);
+  whole_.push_back(std::move(table));
+}
+
+void DtzSet::add(std::shared_ptr<const WdlTable> table) {
+  assert(table != nullptr);
+  add_entries(table->material(), nullptr, table.get());
+  wdl_only_.push_back(std::move(table));
+}
+
+bool DtzSet::add_from(const DtzSet& other, const Material& normalized) {
+  for (const auto& t : other.whole_)
+    if (t->material() == normalized) return add(t), true;
+  for (const auto& t : other.wdl_only_)
+    if (t->material() == normalized) return add(t), true;
+  return false;
+}
+
+const DtzTable* DtzSet::find(const Material& normalized) const {
+  for (const auto& t : whole_)
+    if (t->material() == normalized) return t.get();
+  return nullptr;
+}
+
+bool DtzSet::contains(const Material& normalized) const {
+  if (find(normalized)) return true;
+  return std::any_of(wdl_only_.begin(), wdl_only_.end(), [&](const auto& t) { return t->material() == normalized; });
+}
+
+const DtzSet::Entry* DtzSet::entry(std::uint32_t key) const {
+  for (const Entry& e : entries_)
+    if (e.key == key) return &e;
   return nullptr;
 }
 
 Dtz DtzSet::probe(const Board& b) const {
   const std::uint32_t key = b.material_key();
   if (key == 0) return 0;
-  for (const Entry& e : entries_)
-    if (e.key == key) return e.flip ? e.table->dtz(color_flipped(b)) : e.table->dtz(b);
-  assert(false && "DtzSet::probe: table not loaded");
-  return kDtzIllegal;
+  const Entry* e = entry(key);
+  assert(e && e->whole && "DtzSet::probe: table not loaded whole");
+  return e->flip ? e->whole->dtz(color_flipped(b)) : e->whole->dtz(b);
+}
+
+int DtzSet::wdl(const Board& b) const {
+  const std::uint32_t key = b.material_key();
+  if (key == 0) return 0;
+  const Entry* e = entry(key);
+  assert(e && "DtzSet::wdl: table not loaded");
+  if (e->whole) return wdl50(e->flip ? e->whole->dtz(color_flipped(b)) : e->whole->dtz(b));
+  return e->flip ? e->wdl_only->wdl(color_flipped(b)) : e->wdl_only->wdl(b);
+}
+
+std::shared_ptr<const WdlTable> WdlTable::of(const DtzTable& table, tbb::task_arena& arena) {
+  auto out = std::make_shared<WdlTable>(table.material());
+  const std::uint64_t n = table.scheme.size();
+  for (int s = 0; s < 2; ++s) out->packed[s] = formats::ZeroedArray<std::uint8_t>((n + 2) / 3);
+  // Chunks of a multiple of 3 slots: each byte is written by one task.
+  parallel_side_chunks(arena, n, std::uint64_t{3} << 16, [&](int side, std::uint64_t first, std::uint64_t last,
+                                                            std::uint64_t) {
+    const Dtz* in = table.values[side].data();
+    std::uint8_t* bytes = out->packed[side].data();
+    for (std::uint64_t i = first; i < last; i += 3) {
+      int byte = 0;
+      for (std::uint64_t k = std::min(last - i, std::uint64_t{3}); k-- > 0;) {
+        const Dtz d = in[i + k];
+        byte = byte * 5 + (d == kDtzIllegal ? 0 : wdl50(d)) + 2;
+      }
+      bytes[i / 3] = std::uint8_t(byte);
+    }
+  });
+  return out;
 }
 
 namespace {
@@ -552,12 +609,9 @@ Result<std::shared_ptr<DtzTable>> solve_dtz(const SolvedTable& dtm, const DtzSet
                                             const DtzProgressFn& progress) {
   // Only the tables this one converts into: a probe looks its table up in a short list.
   DtzSet own;
-  for (const Material& sub : dtm.material().conversions()) {
-    auto table = subtables.shared(sub);
-    if (!table)
+  for (const Material& sub : dtm.material().conversions())
+    if (!own.add_from(subtables, sub))
       return make_error(ErrorCode::kUnavailable, dtm.material().name() + ": needs the DTZ table " + sub.name() + " first");
-    own.add(std::move(table));
-  }
   DtzSolver solver(dtm, own, arena, progress);
   return solver.run();
 }

@@ -52,27 +52,63 @@ struct DtzTable {
   [[nodiscard]] int wdl(const Board& b) const { return wdl50(dtz(b)); }
 };
 
-// DTZ50 tables held in memory, looked up by material in either colour orientation. Filled by one
-// thread, then read concurrently (probe is const and thread-safe).
+// One material's WDL50 alone, for both sides to move, in the same index order as its DtzTable:
+// what a table that converts into it reads. Three slots a byte (the five values in base 5), a sixth
+// of the DtzTable's memory: `gen --all 5 --syzygy` holds up to 90 such tables at once (the 5-man
+// tables without pawns stay needed until the last pawn table that promotes into them), 41 GB as
+// DtzTables, 6.9 GB so. An unused slot reads as a draw; no legal board reaches one.
+struct WdlTable {
+  explicit WdlTable(const Material& m) : scheme(m) {}
+  // The WDL50 of every slot of `table`, packed in parallel in `arena`.
+  [[nodiscard]] static std::shared_ptr<const WdlTable> of(const DtzTable& table, tbb::task_arena& arena);
+  IndexScheme scheme;
+  std::array<formats::ZeroedArray<std::uint8_t>, 2> packed;  // [side to move][index / 3]
+
+  [[nodiscard]] const Material& material() const { return scheme.material(); }
+  // The WDL50 of slot i of `side` (as wdl50 gives it).
+  [[nodiscard]] int wdl(int side, std::uint64_t i) const { return digit(packed[side][i / 3], int(i % 3)) - 2; }
+  // The WDL50 of a legal board of this exact material (White = stored White).
+  [[nodiscard]] int wdl(const Board& b) const { return wdl(index_of(b.side), scheme.encode(b)); }
+  // Digit k (0..2) of a byte holding three base-5 digits.
+  [[nodiscard]] static int digit(std::uint8_t byte, int k) {
+    constexpr int kPower[3] = {1, 5, 25};
+    return byte / kPower[k] % 5;
+  }
+};
+
+// DTZ50 tables held in memory, each whole (a DtzTable) or as its WDL50 alone (a WdlTable), looked
+// up by material in either colour orientation. Filled by one thread, then read concurrently (the
+// probes are const and thread-safe).
 class DtzSet {
  public:
   // Precondition: `table` is not null.
   void add(std::shared_ptr<const DtzTable> table);
-  [[nodiscard]] const DtzTable* find(const Material& normalized) const { return shared(normalized).get(); }
-  [[nodiscard]] bool contains(const Material& normalized) const { return find(normalized) != nullptr; }
-  // The held table of `normalized`, shared (null when absent).
-  [[nodiscard]] std::shared_ptr<const DtzTable> shared(const Material& normalized) const;
-  // The DTZ50 of any legal board whose table is in the set (bare kings: 0). Precondition: present.
+  void add(std::shared_ptr<const WdlTable> table);
+  // Adds `other`'s table of `normalized`, in the form `other` holds it; false when it has none.
+  bool add_from(const DtzSet& other, const Material& normalized);
+  // The whole table of `normalized`, or null (also when only its WDL50 is held).
+  [[nodiscard]] const DtzTable* find(const Material& normalized) const;
+  // Whether a table of `normalized` is held, in either form.
+  [[nodiscard]] bool contains(const Material& normalized) const;
+  // The DTZ50 of any legal board whose whole table is in the set (bare kings: 0). Precondition:
+  // present as a DtzTable.
   [[nodiscard]] Dtz probe(const Board& b) const;
-  [[nodiscard]] std::size_t size() const { return tables_.size(); }
+  // The WDL50 of any legal board whose table is in the set, in either form (bare kings: 0).
+  // Precondition: present.
+  [[nodiscard]] int wdl(const Board& b) const;
+  [[nodiscard]] std::size_t size() const { return whole_.size() + wdl_only_.size(); }
 
  private:
   struct Entry {
     std::uint32_t key;
     bool flip;
-    const DtzTable* table;
+    const DtzTable* whole;     // one of the two is set
+    const WdlTable* wdl_only;
   };
-  std::vector<std::shared_ptr<const DtzTable>> tables_;
+  [[nodiscard]] const Entry* entry(std::uint32_t key) const;
+  void add_entries(const Material& m, const DtzTable* whole, const WdlTable* wdl_only);
+  std::vector<std::shared_ptr<const DtzTable>> whole_;
+  std::vector<std::shared_ptr<const WdlTable>> wdl_only_;
   std::vector<Entry> entries_;
 };
 

@@ -319,6 +319,77 @@ TEST_CASE("DTZ50 tables are identical with 1 and 2 threads", "[gen][dtz][threads
   }
 }
 
+TEST_CASE("A table held for later ones keeps each slot's WDL50 in a third of a byte", "[gen][dtz]") {
+  tbb::task_arena arena(2);
+  SECTION("every value, at every position of a byte and in a last byte not full") {
+    // KQvK's 21,168 slots a side (a multiple of 3) less 1 and 2: a last byte of 2 and 1 slots.
+    DtzTable made(mat("KQvK"));
+    const std::uint64_t n = made.scheme.size();
+    REQUIRE(n % 3 == 0);
+    const Dtz cycle[] = {5, -100, 0, 101, -101, kDtzIllegal, 100, -1, 1200};
+    for (int s = 0; s < 2; ++s) {
+      made.values[s] = tbkit::formats::ZeroedArray<Dtz>(n);
+      for (std::uint64_t i = 0; i < n; ++i) made.values[s][i] = cycle[(i + std::uint64_t(s)) % std::size(cycle)];
+    }
+    const auto packed = WdlTable::of(made, arena);
+    for (int s = 0; s < 2; ++s) {
+      INFO("side " << s);
+      CHECK(packed->packed[s].size() == n / 3);
+      std::uint64_t wrong = 0;
+      for (std::uint64_t i = 0; i < n; ++i) {
+        const Dtz d = made.values[s][i];
+        wrong += packed->wdl(s, i) != (d == kDtzIllegal ? 0 : wdl50(d));
+      }
+      CHECK(wrong == 0);
+    }
+    // A last byte holding fewer than three slots: the same table cut short.
+    for (const std::uint64_t cut : {n - 1, n - 2}) {
+      DtzTable shorter(mat("KQvK"));
+      for (int s = 0; s < 2; ++s) {
+        shorter.values[s] = tbkit::formats::ZeroedArray<Dtz>(n);
+        std::copy(made.values[s].data(), made.values[s].data() + n, shorter.values[s].data());
+      }
+      // of() reads scheme.size() slots; compare the slots of the first `cut` through a scheme-sized
+      // table whose tail is illegal.
+      for (int s = 0; s < 2; ++s)
+        for (std::uint64_t i = cut; i < n; ++i) shorter.values[s][i] = kDtzIllegal;
+      const auto p = WdlTable::of(shorter, arena);
+      for (std::uint64_t i = cut - 3; i < n; ++i) {
+        const Dtz d = shorter.values[0][i];
+        CHECK(p->wdl(0, i) == (d == kDtzIllegal ? 0 : wdl50(d)));
+      }
+    }
+  }
+  SECTION("the solved tables, probed in both colour orientations") {
+    const Sets& sets = four_piece_sets();
+    for (const char* name : {"KRvKP", "KPvKP", "KBNvK", "KQvKR"}) {
+      INFO(name);
+      const DtzTable& whole = *sets.dtz.find(mat(name));
+      DtzSet held;
+      held.add(WdlTable::of(whole, arena));
+      REQUIRE(held.contains(mat(name)));
+      REQUIRE(held.find(mat(name)) == nullptr);  // not held whole
+      std::uint64_t compared = 0, wrong = 0, decisive = 0;
+      for (int s = 0; s < 2; ++s) {
+        SlotBoards boards(whole.scheme, Color(s));
+        for (std::uint64_t i = 0; i < whole.scheme.size(); i += 5) {
+          const Board* b = boards.at(i);
+          if (!b || !is_legal(*b)) continue;
+          const int expected = wdl50(whole.values[s][i]);
+          ++compared;
+          decisive += expected != 0;
+          wrong += held.wdl(*b) != expected;
+          wrong += held.wdl(color_flipped(*b)) != expected;
+          wrong += sets.dtz.wdl(*b) != expected;
+        }
+      }
+      CHECK(wrong == 0);
+      CHECK(compared > whole.scheme.size() / 10);
+      CHECK(decisive > 0);
+    }
+  }
+}
+
 TEST_CASE("Quiet children numbered from the index digits are the encoded ones", "[gen][dtz]") {
   // Every slot of a 3-man table, every 7th of 4-man ones and a sample of 5-man ones: the pawnless
   // diagonal case, two like men moving and moved around (a group of two after another), pawns (no
