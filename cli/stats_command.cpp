@@ -76,7 +76,7 @@ int run_stats(const StatsOptions& o) {
       !st)
     return fail(st.error());
   progress.phase("counting");
-  const gen::TableStats s = gen::compute_stats(*tables.find(material));
+  const gen::TableStats s = gen::compute_stats(*tables.find(material), arena);
   // With the material's Syzygy WDL file beside it, the 50-move rule's counts too (computed from
   // the DTM files of the table and of those it converts into).
   std::optional<std::array<gen::SideStats50, 2>> s50;
@@ -84,7 +84,7 @@ int run_stats(const StatsOptions& o) {
     progress.phase("WDL50/DTZ50");
     auto dtz = gen::dtz_table_from_dtm_files(path.parent_path(), material, arena);
     if (!dtz) return fail(dtz.error());
-    s50 = gen::compute_stats50(**dtz);
+    s50 = gen::compute_stats50(**dtz, arena);
   }
   progress.finished();
   const char* names[2] = {"white", "black"};

@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <string>
 
+#include <tbb/task_arena.h>
+
 #include "gen/table_set.h"
 #include "gen/wdl_dtz.h"
 
@@ -24,7 +26,9 @@ struct TableStats {
   std::uint64_t stored = 0, slots = 0;
 };
 
-// Counts every legal position of the table. Thread-safe on a const table.
+// Counts every legal position of the table, in parallel on `arena` (the result is the same for any
+// thread count), or on one thread. Thread-safe on a const table.
+[[nodiscard]] TableStats compute_stats(const SolvedTable& table, tbb::task_arena& arena);
 [[nodiscard]] TableStats compute_stats(const SolvedTable& table);
 
 // WDL50 counts of one side to move, in the same convention, and the longest DTZ50.
@@ -34,7 +38,8 @@ struct SideStats50 {
   std::string longest_dtz_fen;  // the first such position in index order
 };
 
-// Counts every legal position of a WDL50/DTZ50 table. Thread-safe on a const table.
+// Counts every legal position of a WDL50/DTZ50 table, as compute_stats does.
+[[nodiscard]] std::array<SideStats50, 2> compute_stats50(const DtzTable& table, tbb::task_arena& arena);
 [[nodiscard]] std::array<SideStats50, 2> compute_stats50(const DtzTable& table);
 
 }  // namespace tbkit::gen

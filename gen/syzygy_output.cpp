@@ -595,7 +595,7 @@ Status generate_syzygy_tables(const std::vector<Material>& wanted, const GenOpti
         if (!files) return files.error();
         s.wdl_bytes = files->wdl_bytes;
         s.dtz_bytes = files->dtz_bytes;
-        const auto stats = compute_stats50(*table);
+        const auto stats = compute_stats50(*table, arena);
         for (const auto& x : stats) {
           s.wins += x.win;
           s.cursed_wins += x.cursed_win;

@@ -16,6 +16,7 @@
 #include "gen/consistency.h"
 #include "gen/parallel.h"
 #include "gen/solver.h"
+#include "gen/stats.h"
 #include "gen/syzygy_output.h"
 #include "gen/unmove_index.h"
 #include "gen/wdl_dtz.h"
@@ -386,6 +387,56 @@ TEST_CASE("A table held for later ones keeps each slot's WDL50 in a third of a b
       CHECK(wrong == 0);
       CHECK(compared > whole.scheme.size() / 10);
       CHECK(decisive > 0);
+    }
+  }
+}
+
+TEST_CASE("WDL50 statistics counted in parallel chunks are those of one walk in index order", "[gen][dtz]") {
+  const Sets& sets = four_piece_sets();
+  for (const char* name : {"KBNvK", "KRvKP"}) {
+    INFO(name);
+    const DtzTable& table = *sets.dtz.find(mat(name));
+    const IndexScheme& scheme = table.scheme;
+    REQUIRE(scheme.size() > 8 * (std::uint64_t{1} << 16));  // many chunks a side
+    std::array<SideStats50, 2> want;
+    std::uint64_t undecoded = 0;
+    for (int s = 0; s < 2; ++s) {
+      SideStats50& out = want[std::size_t(s)];
+      std::uint64_t longest = 0;
+      Board b;
+      for (std::uint64_t i = 0; i < scheme.size(); ++i) {
+        const Dtz d = table.values[s][i];
+        if (d == kDtzIllegal) continue;
+        undecoded += !scheme.decode(i, Color(s), b);
+        const auto n = std::uint64_t(scheme.orbit_size(b));
+        const int w = wdl50(d);
+        (w == 2 ? out.win : w == 1 ? out.cursed_win : w == 0 ? out.draw : w == -1 ? out.blessed_loss : out.loss) += n;
+        if (d > out.longest_dtz) {
+          out.longest_dtz = d;
+          longest = i;
+        }
+      }
+      if (out.longest_dtz > 0) {
+        REQUIRE(scheme.decode(longest, Color(s), b));
+        out.longest_dtz_fen = board_to_fen(b);
+      }
+    }
+    REQUIRE(undecoded == 0);
+    CHECK(want[0].longest_dtz > 0);
+    for (int threads : {1, 2}) {
+      INFO(threads << " threads");
+      tbb::task_arena arena(threads);
+      const auto got = compute_stats50(table, arena);
+      for (std::size_t s = 0; s < 2; ++s) {
+        INFO("side " << s);
+        CHECK(got[s].win == want[s].win);
+        CHECK(got[s].cursed_win == want[s].cursed_win);
+        CHECK(got[s].draw == want[s].draw);
+        CHECK(got[s].blessed_loss == want[s].blessed_loss);
+        CHECK(got[s].loss == want[s].loss);
+        CHECK(got[s].longest_dtz == want[s].longest_dtz);
+        CHECK(got[s].longest_dtz_fen == want[s].longest_dtz_fen);
+      }
     }
   }
 }
