@@ -204,7 +204,15 @@ int run_gen_alone_or_split(const GenCliOptions& o, gen::Cluster* cluster) {
   if (!o.quiet && run.size() > 1 && !cluster)
     std::fprintf(stderr, "%s, peak %.0f MiB\n", run.totals().c_str(), double(gen::peak_rss_bytes()) / (1 << 20));
   if (!o.syzygy || (cluster && cluster->rank() != 0)) return kExitOk;
+  // The Syzygy step's own run ETA: a table counts its slots when its files are to be written; the
+  // time of a table solved only for a later one falls on the tables written after it.
+  const std::vector<model::Material> syzygy_plan = model::dependency_closure(wanted);
+  std::vector<std::uint64_t> syzygy_slots;
+  for (const model::Material& m : syzygy_plan)
+    syzygy_slots.push_back(gen::has_valid_syzygy_files(opts.dir, m) ? 0 : model::IndexScheme(m).size());
+  RunProgress syzygy_run(syzygy_plan, std::move(syzygy_slots));
   auto syzygy_summary = [&](const gen::SyzygySummary& s) {
+    syzygy_run.finished_at(syzygy_run.position(s.material), s.skipped ? 0.0 : s.seconds);
     if (show_progress) std::fprintf(stderr, "\r\033[K");
     if (o.quiet) return;
     if (s.skipped) {
@@ -225,13 +233,19 @@ int run_gen_alone_or_split(const GenCliOptions& o, gen::Cluster* cluster) {
     if (!show_progress) return;
     const auto now = std::chrono::steady_clock::now();
     const std::string table = run.place(p.material) + p.material.name() + (p.dependency ? " (for a later table)" : "");
+    // The table's share done, for the run's ETA: its pass (pawn levels in turn) counted as the first
+    // fifth of its step, the files as the rest (5-man tables spend ~80% of the step writing).
+    constexpr double kPassShare = 0.2;
+    const std::size_t k = syzygy_run.position(p.material);
     if (p.phase == "read") {
       started = now;
-      std::fprintf(stderr, "\r\033[K%s: WDL/DTZ, reading the DTM tables", table.c_str());
+      std::fprintf(stderr, "\r\033[K%s: WDL/DTZ, reading the DTM tables%s", table.c_str(),
+                   syzygy_run.eta_at(k, 0).c_str());
       return;
     }
     if (p.phase == "write") {
-      std::fprintf(stderr, "\r\033[K%s: writing %s and %s", table.c_str(), gen::kWdlExtension, gen::kDtzExtension);
+      std::fprintf(stderr, "\r\033[K%s: writing %s and %s%s", table.c_str(), gen::kWdlExtension, gen::kDtzExtension,
+                   syzygy_run.eta_at(k, kPassShare).c_str());
       return;
     }
     if (p.dtz.phase == "pull") return;  // the next retro line follows at once
@@ -239,9 +253,12 @@ int run_gen_alone_or_split(const GenCliOptions& o, gen::Cluster* cluster) {
     last = now;
     const std::string level =
         p.dtz.levels > 1 ? ", pawn level " + std::to_string(p.dtz.level + 1) + " of " + std::to_string(p.dtz.levels) : "";
-    std::fprintf(stderr, "\r\033[K%s: WDL/DTZ%s, %s ply %d, %llu of %llu resolved, %.0f s", table.c_str(), level.c_str(),
+    const double level_done = p.dtz.total ? double(p.dtz.done) / double(p.dtz.total) : 0;
+    const double pass_done = p.dtz.levels ? (p.dtz.level + level_done) / p.dtz.levels : 0;
+    std::fprintf(stderr, "\r\033[K%s: WDL/DTZ%s, %s ply %d, %llu of %llu resolved, %.0f s%s", table.c_str(), level.c_str(),
                  std::string(p.dtz.phase).c_str(), p.dtz.ply, static_cast<unsigned long long>(p.dtz.done),
-                 static_cast<unsigned long long>(p.dtz.total), std::chrono::duration<double>(now - started).count());
+                 static_cast<unsigned long long>(p.dtz.total), std::chrono::duration<double>(now - started).count(),
+                 syzygy_run.eta_at(k, kPassShare * pass_done).c_str());
   };
   if (Status sz = gen::generate_syzygy_tables(wanted, opts, arena, syzygy_summary, {}, syzygy_progress); !sz)
     return report(sz.error());

@@ -36,6 +36,8 @@ class RunProgress {
   static RunProgress for_run(const std::vector<model::Material>& wanted, const std::filesystem::path& dir);
 
   [[nodiscard]] std::size_t size() const { return plan_.size(); }
+  // Table m's place in the plan (0-based; size() when absent).
+  [[nodiscard]] std::size_t position(const model::Material& m) const;
   // "[k/N] ": table m's place in the run.
   [[nodiscard]] std::string place(const model::Material& m) const;
   // A table finished (generated or skipped).
@@ -60,7 +62,6 @@ class RunProgress {
 
  private:
   using Kind = std::pair<int, bool>;  // men, has pawns
-  [[nodiscard]] std::size_t position(const model::Material& m) const;
   [[nodiscard]] std::optional<double> rate(Kind kind) const;  // seconds per slot, measured
   [[nodiscard]] double weight(Kind kind) const;               // seconds per slot, estimated
 

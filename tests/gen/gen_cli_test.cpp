@@ -136,6 +136,17 @@ TEST_CASE("gen shows each table's place in the run and the run's ETA on a termin
   const auto second = out.find("[2/3] KRvK: init");
   CHECK(out.find("; run ETA ", second) != std::string::npos);
   CHECK(out.find("3 tables: 3 generated, 0 present and valid, ") != std::string::npos);
+  // The Syzygy step has its own: after its first table, each of its lines ends with one.
+  const auto syzygy = tbkit::testing::run_tbkit_on_terminal({"gen", "KQvKR", "--syzygy", "-t", "1", "-d", dir.string()});
+  const std::string& z = syzygy.err;
+  INFO(z);
+  CHECK(syzygy.exit_code == 0);
+  const auto first = z.find("[1/3] KQvK: WDL/DTZ, reading the DTM tables");
+  const auto last = z.find("[3/3] KQvKR: writing .rtbw and .rtbz; run ETA ");
+  REQUIRE(first != std::string::npos);
+  CHECK(z.find("; run ETA ", first) != std::string::npos);
+  CHECK(last != std::string::npos);
+  CHECK(z.find("[3/3] KQvKR: WDL/DTZ, reading the DTM tables; run ETA ") != std::string::npos);
   std::filesystem::remove_all(dir);
 }
 
