@@ -487,46 +487,56 @@ Status for_each_dtz_table(const std::filesystem::path& dir, const std::vector<Ma
                           const std::function<Status(std::size_t, std::shared_ptr<DtzTable>, const SolvedTable&,
                                                      const DtzSet&, double)>& visit,
                           const SyzygyProgressFn& progress = {}) {
-  // The tables solved: the wanted ones and, transitively, those they convert into (the plan lists
-  // each table after those it converts into).
-  std::vector<bool> solved(plan.size());
+  // The tables read: the wanted ones and, transitively, those they convert into (the plan lists
+  // each table after those it converts into). A table read only for later ones whose DTM decides
+  // every position within WdlTable::kShortDtmPlies gives its WDL50 straight from the DTM: neither it
+  // nor, for its sake, the tables it converts into are solved. Such a table's DTM is read twice
+  // (here, and when its turn comes) rather than its WDL50 held from here on.
+  const std::filesystem::path cache = dir / kExpandedCacheDir;
+  std::vector<bool> read(plan.size()), from_dtm(plan.size());
+  auto converts_into = [&](std::size_t j, const Material& d) {  // plan[j] is solved and converts into d
+    if (!read[j] || from_dtm[j]) return false;
+    const auto conv = plan[j].conversions();
+    return std::find(conv.begin(), conv.end(), d) != conv.end();
+  };
   for (std::size_t j = plan.size(); j-- > 0;) {
-    solved[j] = wanted(j);
-    for (std::size_t i = j + 1; i < plan.size() && !solved[j]; ++i) {
-      if (!solved[i]) continue;
-      const auto conv = plan[i].conversions();
-      solved[j] = std::find(conv.begin(), conv.end(), plan[j]) != conv.end();
-    }
+    read[j] = wanted(j);
+    for (std::size_t i = j + 1; i < plan.size() && !read[j]; ++i) read[j] = converts_into(i, plan[j]);
+    if (!read[j] || wanted(j)) continue;
+    if (progress) progress({plan[j], "read", true, {}});
+    TableSet dtm;
+    if (Status st = dtm.load_expanded(dir, plan[j], cache, arena); !st) return st;
+    from_dtm[j] = WdlTable::of_short_dtm(*dtm.find(plan[j]), arena) != nullptr;
   }
   auto needed_after = [&](const Material& d, std::size_t k) {
-    for (std::size_t j = k + 1; j < plan.size(); ++j) {
-      if (!solved[j]) continue;
-      const auto conv = plan[j].conversions();
-      if (std::find(conv.begin(), conv.end(), d) != conv.end()) return true;
-    }
+    for (std::size_t j = k + 1; j < plan.size(); ++j)
+      if (converts_into(j, d)) return true;
     return false;
   };
   DtzSet held;
-  const std::filesystem::path cache = dir / kExpandedCacheDir;
   for (std::size_t k = 0; k < plan.size(); ++k) {
     const Material& m = plan[k];
-    if (!solved[k]) continue;
+    if (!read[k]) continue;
     const bool dependency = !wanted(k);
     if (progress) progress({m, "read", dependency, {}});
     TableSet dtm;
     if (Status st = dtm.load_expanded(dir, m, cache, arena); !st) return st;
-    DtzSet subtables;
-    for (const Material& d : m.conversions()) subtables.add_from(held, d);
-    const auto t0 = std::chrono::steady_clock::now();
-    DtzProgressFn solving;
-    if (progress) solving = [&](const DtzProgress& p) { progress({m, "solve", dependency, p}); };
-    auto table = solve_dtz(*dtm.find(m), subtables, arena, solving);
-    if (!table) return table.error();
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    if (wanted(k))
-      if (Status st = visit(k, *table, *dtm.find(m), subtables, seconds); !st) return st;
-    // Later tables read only its WDL50: a sixth of the memory (see WdlTable).
-    if (needed_after(m, k)) held.add(WdlTable::of(**table, arena));
+    if (from_dtm[k]) {
+      held.add(WdlTable::of_short_dtm(*dtm.find(m), arena));
+    } else {
+      DtzSet subtables;
+      for (const Material& d : m.conversions()) subtables.add_from(held, d);
+      const auto t0 = std::chrono::steady_clock::now();
+      DtzProgressFn solving;
+      if (progress) solving = [&](const DtzProgress& p) { progress({m, "solve", dependency, p}); };
+      auto table = solve_dtz(*dtm.find(m), subtables, arena, solving);
+      if (!table) return table.error();
+      const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      if (wanted(k))
+        if (Status st = visit(k, *table, *dtm.find(m), subtables, seconds); !st) return st;
+      // Later tables read only its WDL50: a sixth of the memory (see WdlTable).
+      if (needed_after(m, k)) held.add(WdlTable::of(**table, arena));
+    }
     DtzSet keep;  // what later tables still need
     for (const Material& x : plan)
       if (needed_after(x, k)) keep.add_from(held, x);

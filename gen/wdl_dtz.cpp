@@ -78,25 +78,53 @@ int DtzSet::wdl(const Board& b) const {
   return e->flip ? e->wdl_only->wdl(color_flipped(b)) : e->wdl_only->wdl(b);
 }
 
-std::shared_ptr<const WdlTable> WdlTable::of(const DtzTable& table, tbb::task_arena& arena) {
-  auto out = std::make_shared<WdlTable>(table.material());
-  const std::uint64_t n = table.scheme.size();
+namespace {
+
+// A WdlTable of n slots a side whose slot i of side s holds wdl(s, i) (as wdl50 gives it, or 0 for an
+// unused slot), packed in parallel; null when wdl returns kRefuse for some slot.
+constexpr int kRefuse = 3;
+template <class F>
+std::shared_ptr<const WdlTable> pack_wdl(const Material& m, std::uint64_t n, tbb::task_arena& arena, F&& wdl) {
+  auto out = std::make_shared<WdlTable>(m);
   for (int s = 0; s < 2; ++s) out->packed[s] = formats::ZeroedArray<std::uint8_t>((n + 2) / 3);
+  std::atomic<bool> refused{false};
   // Chunks of a multiple of 3 slots: each byte is written by one task.
   parallel_side_chunks(arena, n, std::uint64_t{3} << 16, [&](int side, std::uint64_t first, std::uint64_t last,
                                                             std::uint64_t) {
-    const Dtz* in = table.values[side].data();
+    if (refused.load(std::memory_order_relaxed)) return;
     std::uint8_t* bytes = out->packed[side].data();
     for (std::uint64_t i = first; i < last; i += 3) {
       int byte = 0;
       for (std::uint64_t k = std::min(last - i, std::uint64_t{3}); k-- > 0;) {
-        const Dtz d = in[i + k];
-        byte = byte * 5 + (d == kDtzIllegal ? 0 : wdl50(d)) + 2;
+        const int w = wdl(side, i + k);
+        if (w == kRefuse) {
+          refused.store(true, std::memory_order_relaxed);
+          return;
+        }
+        byte = byte * 5 + w + 2;
       }
       bytes[i / 3] = std::uint8_t(byte);
     }
   });
-  return out;
+  return refused.load() ? nullptr : out;
+}
+
+}  // namespace
+
+std::shared_ptr<const WdlTable> WdlTable::of(const DtzTable& table, tbb::task_arena& arena) {
+  return pack_wdl(table.material(), table.scheme.size(), arena, [&](int side, std::uint64_t i) {
+    const Dtz d = table.values[side].data()[i];
+    return d == kDtzIllegal ? 0 : wdl50(d);
+  });
+}
+
+std::shared_ptr<const WdlTable> WdlTable::of_short_dtm(const SolvedTable& dtm, tbb::task_arena& arena) {
+  return pack_wdl(dtm.material(), dtm.scheme.size(), arena, [&](int side, std::uint64_t i) {
+    const DtmValue v = dtm.values[side][i];
+    if (v.is_illegal() || v.is_draw()) return 0;
+    if (v.plies() > kShortDtmPlies) return kRefuse;
+    return v.is_win() ? 2 : -2;
+  });
 }
 
 namespace {

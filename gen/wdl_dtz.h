@@ -61,6 +61,11 @@ struct WdlTable {
   explicit WdlTable(const Material& m) : scheme(m) {}
   // The WDL50 of every slot of `table`, packed in parallel in `arena`.
   [[nodiscard]] static std::shared_ptr<const WdlTable> of(const DtzTable& table, tbb::task_arena& arena);
+  // The same read off the table's DTM when every position of it is won or lost in at most
+  // kShortDtmPlies plies (a mate comes before the 50-move rule could draw: a DTM win is a WDL50 win,
+  // a loss a loss, a draw a draw), without solving its DTZ50; null when some position takes longer.
+  [[nodiscard]] static std::shared_ptr<const WdlTable> of_short_dtm(const SolvedTable& dtm, tbb::task_arena& arena);
+  static constexpr int kShortDtmPlies = 99;
   IndexScheme scheme;
   std::array<formats::ZeroedArray<std::uint8_t>, 2> packed;  // [side to move][index / 3]
 
