@@ -513,6 +513,16 @@ Status for_each_dtz_table(const std::filesystem::path& dir, const std::vector<Ma
       if (converts_into(j, d)) return true;
     return false;
   };
+  // The expanded copies load_expanded makes of one-side tables (its own, and those of the tables it
+  // converts into, which making its copy reads) go once no table still to be read may need them.
+  auto copy_needed_after = [&](const Material& x, std::size_t k) {
+    for (std::size_t j = k + 1; j < plan.size(); ++j) {
+      if (!read[j]) continue;
+      const auto conv = plan[j].conversions();
+      if (plan[j] == x || std::find(conv.begin(), conv.end(), x) != conv.end()) return true;
+    }
+    return false;
+  };
   DtzSet held;
   for (std::size_t k = 0; k < plan.size(); ++k) {
     const Material& m = plan[k];
@@ -541,6 +551,9 @@ Status for_each_dtz_table(const std::filesystem::path& dir, const std::vector<Ma
     for (const Material& x : plan)
       if (needed_after(x, k)) keep.add_from(held, x);
     held = std::move(keep);
+    std::error_code ec;
+    for (const Material& x : plan)
+      if (!copy_needed_after(x, k)) std::filesystem::remove(table_path(cache, x), ec);
   }
   std::error_code ec;
   if (std::filesystem::is_empty(cache, ec)) std::filesystem::remove(cache, ec);

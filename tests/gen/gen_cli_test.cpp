@@ -234,6 +234,31 @@ TEST_CASE("gen --compression fast, balanced and small store the same values with
   std::filesystem::remove_all(both);
 }
 
+TEST_CASE("gen --sides one --syzygy leaves no expanded copies behind, and the same files when its dependencies' are "
+          "there",
+          "[gen][cli]") {
+  // The Syzygy step reads one-side tables expanded (copies in DIR/.tbkit-expanded) and removes each
+  // copy once no later table needs it. The second run finds KRvKP's dependencies written and reads
+  // their WDL50 off their DTM (every 3+4 table is decided within 99 plies).
+  const auto dir = fresh_dir("expanded");
+  const std::string d = "'" + dir.string() + "'";
+  REQUIRE(run_tbkit("gen KRvKP -q --sides one --compression fast --syzygy -d " + d).exit_code == 0);
+  CHECK(!std::filesystem::exists(dir / ".tbkit-expanded"));
+  const std::string wdl = slurp(dir / "KRvKP.rtbw"), dtz = slurp(dir / "KRvKP.rtbz");
+  REQUIRE(!wdl.empty());
+  REQUIRE(!dtz.empty());
+  std::filesystem::remove(dir / "KRvKP.rtbw");
+  std::filesystem::remove(dir / "KRvKP.rtbz");
+  const Run again = run_tbkit("gen KRvKP --sides one --compression fast --syzygy -d " + d, true);
+  INFO(again.out);
+  REQUIRE(again.exit_code == 0);
+  CHECK(again.out.find("KQvKR: Syzygy files present and valid, skipped") != std::string::npos);
+  CHECK(slurp(dir / "KRvKP.rtbw") == wdl);
+  CHECK(slurp(dir / "KRvKP.rtbz") == dtz);
+  CHECK(!std::filesystem::exists(dir / ".tbkit-expanded"));
+  std::filesystem::remove_all(dir);
+}
+
 TEST_CASE("verify reads each table once per directory and still names every damaged one", "[gen][cli]") {
   // Version 3: KPvK and the four tables it converts into, each read back by a one-ply pass.
   const auto dir = fresh_dir("verify3");
