@@ -82,7 +82,11 @@ int run_stats(const StatsOptions& o) {
   std::optional<std::array<gen::SideStats50, 2>> s50;
   if (std::filesystem::exists(gen::syzygy_path(path.parent_path(), material, gen::kWdlExtension), ec)) {
     progress.phase("WDL50/DTZ50");
-    auto dtz = gen::dtz_table_from_dtm_files(path.parent_path(), material, arena);
+    // The tables it converts into, at any depth, may be one-side: their copies go to the private
+    // directory too, never beside the tables.
+    if (!cache) cache.emplace("tbkit-expanded");
+    if (cache->path().empty()) return fail(make_error(ErrorCode::kIo, "stats: " + cache->error()));
+    auto dtz = gen::dtz_table_from_dtm_files(path.parent_path(), material, arena, cache->path());
     if (!dtz) return fail(dtz.error());
     s50 = gen::compute_stats50(**dtz, arena);
   }

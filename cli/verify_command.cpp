@@ -170,8 +170,15 @@ void verify_syzygy_values(const std::filesystem::path& dir, const std::vector<mo
     ++failed;
     return;
   }
+  // One-side tables are read through expanded copies in a private directory, never beside them.
+  ScratchDir cache("tbkit-expanded");
+  if (cache.path().empty()) {
+    std::printf("FAIL %s: cannot make a directory for expanded copies: %s\n", where.c_str(), cache.error().c_str());
+    ++failed;
+    return;
+  }
   const Status st = gen::visit_dtz_tables(
-      dir, materials, arena,
+      dir, materials, arena, cache.path(),
       [&](const gen::DtzTable& table, const gen::SolvedTable& dtm, const gen::DtzSet& subtables, double) -> Status {
         const std::string name = table.material().name();
         if (show) std::fprintf(stderr, "\r\033[K%s: WDL50 and DTZ50 against successors, DTM and the files", name.c_str());

@@ -478,12 +478,14 @@ bool has_valid_syzygy_files(const std::filesystem::path& dir, const Material& m)
 
 namespace {
 
-// Solves the WDL/DTZ tables of plan[k] (in dependency order) from the DTM files in `dir`, for each
-// k where wanted(k), plus those a later wanted table converts into, and calls
+// Solves the WDL/DTZ tables of plan[k] (in dependency order) from the DTM files in `dir` (one-side
+// ones through expanded copies in `cache`), for each k where wanted(k), plus those a later wanted
+// table converts into, and calls
 // visit(k, table, subtables, solve_seconds, seconds) for each wanted one. Tables are held only
 // while a later wanted table needs them. `progress` (may be empty) hears of each read and solve.
-Status for_each_dtz_table(const std::filesystem::path& dir, const std::vector<Material>& plan,
-                          const std::function<bool(std::size_t)>& wanted, tbb::task_arena& arena,
+Status for_each_dtz_table(const std::filesystem::path& dir, const std::filesystem::path& cache,
+                          const std::vector<Material>& plan, const std::function<bool(std::size_t)>& wanted,
+                          tbb::task_arena& arena,
                           const std::function<Status(std::size_t, std::shared_ptr<DtzTable>, const SolvedTable&,
                                                      const DtzSet&, double)>& visit,
                           const SyzygyProgressFn& progress = {}) {
@@ -492,7 +494,6 @@ Status for_each_dtz_table(const std::filesystem::path& dir, const std::vector<Ma
   // every position within WdlTable::kShortDtmPlies gives its WDL50 straight from the DTM: neither it
   // nor, for its sake, the tables it converts into are solved. Such a table's DTM is read twice
   // (here, and when its turn comes) rather than its WDL50 held from here on.
-  const std::filesystem::path cache = dir / kExpandedCacheDir;
   std::vector<bool> read(plan.size()), from_dtm(plan.size());
   auto converts_into = [&](std::size_t j, const Material& d) {  // plan[j] is solved and converts into d
     if (!read[j] || from_dtm[j]) return false;
@@ -555,19 +556,17 @@ Status for_each_dtz_table(const std::filesystem::path& dir, const std::vector<Ma
     for (const Material& x : plan)
       if (!copy_needed_after(x, k)) std::filesystem::remove(table_path(cache, x), ec);
   }
-  std::error_code ec;
-  if (std::filesystem::is_empty(cache, ec)) std::filesystem::remove(cache, ec);
   return {};
 }
 
 }  // namespace
 
 Result<std::shared_ptr<DtzTable>> dtz_table_from_dtm_files(const std::filesystem::path& dir, const Material& m,
-                                                           tbb::task_arena& arena) {
+                                                           tbb::task_arena& arena, const std::filesystem::path& cache) {
   const std::vector<Material> plan = dependency_closure({m});
   std::shared_ptr<DtzTable> out;
   const Status st = for_each_dtz_table(
-      dir, plan, [&](std::size_t k) { return plan[k] == m.normalized(); }, arena,
+      dir, cache, plan, [&](std::size_t k) { return plan[k] == m.normalized(); }, arena,
       [&](std::size_t, std::shared_ptr<DtzTable> table, const SolvedTable&, const DtzSet&, double) -> Status {
         out = std::move(table);
         return {};
@@ -577,12 +576,12 @@ Result<std::shared_ptr<DtzTable>> dtz_table_from_dtm_files(const std::filesystem
 }
 
 Status visit_dtz_tables(const std::filesystem::path& dir, const std::vector<Material>& wanted, tbb::task_arena& arena,
-                        const DtzVisit& visit) {
+                        const std::filesystem::path& cache, const DtzVisit& visit) {
   std::vector<Material> normalized;
   for (const Material& m : wanted) normalized.push_back(m.normalized());
   const std::vector<Material> plan = dependency_closure(normalized);
   return for_each_dtz_table(
-      dir, plan,
+      dir, cache, plan,
       [&](std::size_t k) { return std::find(normalized.begin(), normalized.end(), plan[k]) != normalized.end(); }, arena,
       [&](std::size_t, std::shared_ptr<DtzTable> table, const SolvedTable& dtm, const DtzSet& subtables,
           double seconds) { return visit(*table, dtm, subtables, seconds); });
@@ -605,8 +604,10 @@ Status generate_syzygy_tables(const std::vector<Material>& wanted, const GenOpti
       summary(s);
     }
   }
-  return for_each_dtz_table(
-      opts.dir, plan, [&](std::size_t k) { return bool(missing[k]); }, arena,
+  // Expanded copies go beside the tables, as the DTM run's do (a resumed run may find them).
+  const std::filesystem::path cache = opts.dir / kExpandedCacheDir;
+  const Status st = for_each_dtz_table(
+      opts.dir, cache, plan, [&](std::size_t k) { return bool(missing[k]); }, arena,
       [&](std::size_t k, std::shared_ptr<DtzTable> table, const SolvedTable&, const DtzSet& subtables,
           double seconds) -> Status {
         const auto t0 = std::chrono::steady_clock::now();
@@ -631,6 +632,8 @@ Status generate_syzygy_tables(const std::vector<Material>& wanted, const GenOpti
         return {};
       },
       progress);
+  if (std::filesystem::is_empty(cache, ec)) std::filesystem::remove(cache, ec);
+  return st;
 }
 
 }  // namespace tbkit::gen

@@ -78,19 +78,24 @@ struct SyzygySummary {
 };
 
 // The WDL/DTZ table of `m` computed from the DTM files in `dir` (MATERIAL.dtm of `m` and of every
-// table it depends on). Errors: those of reading the DTM files, naming the file.
+// table it depends on). One-side tables are read through expanded copies written in `cache`, each
+// removed once nothing later needs it (a caller that only reads `dir` passes a private directory).
+// Errors: those of reading the DTM files, naming the file.
 [[nodiscard]] Result<std::shared_ptr<DtzTable>> dtz_table_from_dtm_files(const std::filesystem::path& dir,
-                                                                         const Material& m, tbb::task_arena& arena);
+                                                                         const Material& m, tbb::task_arena& arena,
+                                                                         const std::filesystem::path& cache);
 
 // Calls `visit` with the WDL/DTZ table of each material of `wanted`, in dependency order, computed
 // from the DTM files in `dir` (of the material and of every table it depends on), with the
 // material's DTM table, the WDL/DTZ tables it converts into and the pass's wall seconds. The tables
-// they depend on are solved once for the whole list. Errors: those of reading the DTM files
-// (naming the file), and the first error `visit` returns (which stops the walk).
+// they depend on are solved once for the whole list. Expanded copies go to `cache`, as
+// dtz_table_from_dtm_files's. Errors: those of reading the DTM files (naming the file), and the
+// first error `visit` returns (which stops the walk).
 using DtzVisit = std::function<Status(const DtzTable& table, const SolvedTable& dtm, const DtzSet& subtables,
                                       double seconds)>;
 [[nodiscard]] Status visit_dtz_tables(const std::filesystem::path& dir, const std::vector<Material>& wanted,
-                                      tbb::task_arena& arena, const DtzVisit& visit);
+                                      tbb::task_arena& arena, const std::filesystem::path& cache,
+                                      const DtzVisit& visit);
 
 // What the Syzygy step is doing, for a progress line.
 struct SyzygyProgress {

@@ -235,7 +235,7 @@ TEST_CASE("gen --compression fast, balanced and small store the same values with
 }
 
 TEST_CASE("gen --sides one --syzygy leaves no expanded copies behind, and the same files when its dependencies' are "
-          "there",
+          "there, and stats and verify write none beside the tables",
           "[gen][cli]") {
   // The Syzygy step reads one-side tables expanded (copies in DIR/.tbkit-expanded) and removes each
   // copy once no later table needs it. The second run finds KRvKP's dependencies written and reads
@@ -256,6 +256,18 @@ TEST_CASE("gen --sides one --syzygy leaves no expanded copies behind, and the sa
   CHECK(slurp(dir / "KRvKP.rtbw") == wdl);
   CHECK(slurp(dir / "KRvKP.rtbz") == dtz);
   CHECK(!std::filesystem::exists(dir / ".tbkit-expanded"));
+  // stats and verify only read the directory: their copies go to a private one, so a file in the
+  // way of DIR/.tbkit-expanded does not stop them.
+  std::ofstream(dir / ".tbkit-expanded") << "in the way\n";
+  const Run stats = run_tbkit("stats KRvKP -q -d " + d, true);
+  INFO(stats.out);
+  CHECK(stats.exit_code == 0);
+  CHECK(stats.out.find("White to move, 50-move rule: ") != std::string::npos);
+  const Run verify = run_tbkit("verify -q " + d, true);
+  INFO(verify.out);
+  CHECK(verify.exit_code == 0);
+  CHECK(verify.out.find(" passed, 0 failed") != std::string::npos);
+  CHECK(std::filesystem::is_regular_file(dir / ".tbkit-expanded"));
   std::filesystem::remove_all(dir);
 }
 
