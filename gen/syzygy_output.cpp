@@ -480,7 +480,7 @@ namespace {
 
 // Solves the WDL/DTZ tables of plan[k] (in dependency order) from the DTM files in `dir` (one-side
 // ones through expanded copies in `cache`), for each k where wanted(k), plus those a later wanted
-// table converts into, and calls
+// table converts into (or reads their WDL50 off their DTM, see below), and calls
 // visit(k, table, subtables, solve_seconds, seconds) for each wanted one. Tables are held only
 // while a later wanted table needs them. `progress` (may be empty) hears of each read and solve.
 Status for_each_dtz_table(const std::filesystem::path& dir, const std::filesystem::path& cache,
