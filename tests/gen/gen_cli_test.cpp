@@ -237,36 +237,37 @@ TEST_CASE("gen --compression fast, balanced and small store the same values with
 TEST_CASE("gen --sides one --syzygy leaves no expanded copies behind, and the same files when its dependencies' are "
           "there, and stats and verify write none beside the tables",
           "[gen][cli]") {
-  // The Syzygy step reads one-side tables expanded (copies in DIR/.tbkit-expanded) and removes each
-  // copy once no later table needs it. The second run finds KRvKP's dependencies written and reads
-  // their WDL50 off their DTM (every 3+4 table is decided within 99 plies).
+  // The Syzygy step reads one-side tables expanded (KPvK, which converts into KQvK, KRvK, KBvK and
+  // KNvK, through a copy in DIR/.tbkit-expanded) and removes each copy once no later table needs
+  // it. The second run finds KPvK's dependencies written and reads their WDL50 off their DTM (every
+  // 3+4 table is decided within 99 plies).
   const auto dir = fresh_dir("expanded");
   const std::string d = "'" + dir.string() + "'";
-  REQUIRE(run_tbkit("gen KRvKP -q --sides one --compression fast --syzygy -d " + d).exit_code == 0);
+  REQUIRE(run_tbkit("gen KPvK -q --sides one --compression fast --syzygy -d " + d).exit_code == 0);
   CHECK(!std::filesystem::exists(dir / ".tbkit-expanded"));
-  const std::string wdl = slurp(dir / "KRvKP.rtbw"), dtz = slurp(dir / "KRvKP.rtbz");
+  const std::string wdl = slurp(dir / "KPvK.rtbw"), dtz = slurp(dir / "KPvK.rtbz");
   REQUIRE(!wdl.empty());
   REQUIRE(!dtz.empty());
-  std::filesystem::remove(dir / "KRvKP.rtbw");
-  std::filesystem::remove(dir / "KRvKP.rtbz");
-  const Run again = run_tbkit("gen KRvKP --sides one --compression fast --syzygy -d " + d, true);
+  std::filesystem::remove(dir / "KPvK.rtbw");
+  std::filesystem::remove(dir / "KPvK.rtbz");
+  const Run again = run_tbkit("gen KPvK --sides one --compression fast --syzygy -d " + d, true);
   INFO(again.out);
   REQUIRE(again.exit_code == 0);
-  CHECK(again.out.find("KQvKR: Syzygy files present and valid, skipped") != std::string::npos);
-  CHECK(slurp(dir / "KRvKP.rtbw") == wdl);
-  CHECK(slurp(dir / "KRvKP.rtbz") == dtz);
+  CHECK(again.out.find("KQvK: Syzygy files present and valid, skipped") != std::string::npos);
+  CHECK(slurp(dir / "KPvK.rtbw") == wdl);
+  CHECK(slurp(dir / "KPvK.rtbz") == dtz);
   CHECK(!std::filesystem::exists(dir / ".tbkit-expanded"));
   // stats and verify only read the directory: their copies go to a private one, so a file in the
   // way of DIR/.tbkit-expanded does not stop them.
   std::ofstream(dir / ".tbkit-expanded") << "in the way\n";
-  const Run stats = run_tbkit("stats KRvKP -q -d " + d, true);
+  const Run stats = run_tbkit("stats KPvK -q -d " + d, true);
   INFO(stats.out);
   CHECK(stats.exit_code == 0);
   CHECK(stats.out.find("White to move, 50-move rule: ") != std::string::npos);
   const Run verify = run_tbkit("verify -q " + d, true);
   INFO(verify.out);
   CHECK(verify.exit_code == 0);
-  CHECK(verify.out.find(" passed, 0 failed") != std::string::npos);
+  CHECK(verify.out.find("20 passed, 0 failed") != std::string::npos);
   CHECK(std::filesystem::is_regular_file(dir / ".tbkit-expanded"));
   std::filesystem::remove_all(dir);
 }
