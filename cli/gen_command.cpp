@@ -204,15 +204,17 @@ int run_gen_alone_or_split(const GenCliOptions& o, gen::Cluster* cluster) {
   if (!o.quiet && run.size() > 1 && !cluster)
     std::fprintf(stderr, "%s, peak %.0f MiB\n", run.totals().c_str(), double(gen::peak_rss_bytes()) / (1 << 20));
   if (!o.syzygy || (cluster && cluster->rank() != 0)) return kExitOk;
-  // The Syzygy step's own run ETA: a table counts its slots when its files are to be written; the
-  // time of a table solved only for a later one falls on the tables written after it.
+  // The Syzygy step's own run ETA: a table counts its slots when its files are to be written (the
+  // step reports the tables it skips before any work); the time of a table solved only for a later
+  // one falls on the tables written after it.
   const std::vector<model::Material> syzygy_plan = model::dependency_closure(wanted);
   std::vector<std::uint64_t> syzygy_slots;
-  for (const model::Material& m : syzygy_plan)
-    syzygy_slots.push_back(gen::has_valid_syzygy_files(opts.dir, m) ? 0 : model::IndexScheme(m).size());
+  for (const model::Material& m : syzygy_plan) syzygy_slots.push_back(model::IndexScheme(m).size());
   RunProgress syzygy_run(syzygy_plan, std::move(syzygy_slots));
   auto syzygy_summary = [&](const gen::SyzygySummary& s) {
-    syzygy_run.finished_at(syzygy_run.position(s.material), s.skipped ? 0.0 : s.seconds);
+    const std::size_t k = syzygy_run.position(s.material);
+    if (s.skipped) syzygy_run.skipped_at(k);
+    else syzygy_run.finished_at(k, s.seconds);
     if (show_progress) std::fprintf(stderr, "\r\033[K");
     if (o.quiet) return;
     if (s.skipped) {

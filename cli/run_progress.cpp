@@ -48,8 +48,14 @@ void RunProgress::finished(const gen::TableSummary& s) {
     finished_at(k, s.seconds);
     return;
   }
-  if (k < plan_.size()) done_[k] = true;
+  skipped_at(k);
+}
+
+void RunProgress::skipped_at(std::size_t k) {
   ++skipped_;
+  if (k >= plan_.size()) return;
+  done_[k] = true;
+  slots_[k] = 0;
 }
 
 void RunProgress::finished_at(std::size_t k, double seconds) {

@@ -45,6 +45,8 @@ class RunProgress {
   // The table at place k of the plan finished after `seconds` of work (for runs whose plan may
   // name a material twice, e.g. verify over two directories).
   void finished_at(std::size_t k, double seconds);
+  // The table at place k was present and valid: done, with no work left to count.
+  void skipped_at(std::size_t k);
 
   // Estimated seconds left, `elapsed` seconds into the run, while table m is `fraction` (0..1)
   // done. None for a run of one table (its own ETA says it all), before the first table is 5% done

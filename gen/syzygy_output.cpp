@@ -495,34 +495,33 @@ Status for_each_dtz_table(const std::filesystem::path& dir, const std::filesyste
   // nor, for its sake, the tables it converts into are solved. Such a table's DTM is read twice
   // (here, and when its turn comes) rather than its WDL50 held from here on.
   std::vector<bool> read(plan.size()), from_dtm(plan.size());
-  auto converts_into = [&](std::size_t j, const Material& d) {  // plan[j] is solved and converts into d
-    if (!read[j] || from_dtm[j]) return false;
+  auto lists = [&](std::size_t j, const Material& d) {  // plan[j] converts into d
     const auto conv = plan[j].conversions();
     return std::find(conv.begin(), conv.end(), d) != conv.end();
   };
+  auto converts_into = [&](std::size_t j, const Material& d) {  // plan[j] is solved and converts into d
+    return read[j] && !from_dtm[j] && lists(j, d);
+  };
+  auto any_after = [&](std::size_t k, auto&& pred) {
+    for (std::size_t j = k + 1; j < plan.size(); ++j)
+      if (pred(j)) return true;
+    return false;
+  };
+  auto needed_after = [&](const Material& d, std::size_t k) {
+    return any_after(k, [&](std::size_t j) { return converts_into(j, d); });
+  };
   for (std::size_t j = plan.size(); j-- > 0;) {
-    read[j] = wanted(j);
-    for (std::size_t i = j + 1; i < plan.size() && !read[j]; ++i) read[j] = converts_into(i, plan[j]);
+    read[j] = wanted(j) || needed_after(plan[j], j);
     if (!read[j] || wanted(j)) continue;
     if (progress) progress({plan[j], "read", true, {}});
     TableSet dtm;
     if (Status st = dtm.load_expanded(dir, plan[j], cache, arena); !st) return st;
     from_dtm[j] = WdlTable::of_short_dtm(*dtm.find(plan[j]), arena) != nullptr;
   }
-  auto needed_after = [&](const Material& d, std::size_t k) {
-    for (std::size_t j = k + 1; j < plan.size(); ++j)
-      if (converts_into(j, d)) return true;
-    return false;
-  };
   // The expanded copies load_expanded makes of one-side tables (its own, and those of the tables it
   // converts into, which making its copy reads) go once no table still to be read may need them.
   auto copy_needed_after = [&](const Material& x, std::size_t k) {
-    for (std::size_t j = k + 1; j < plan.size(); ++j) {
-      if (!read[j]) continue;
-      const auto conv = plan[j].conversions();
-      if (plan[j] == x || std::find(conv.begin(), conv.end(), x) != conv.end()) return true;
-    }
-    return false;
+    return any_after(k, [&](std::size_t j) { return read[j] && (plan[j] == x || lists(j, x)); });
   };
   DtzSet held;
   for (std::size_t k = 0; k < plan.size(); ++k) {
