@@ -84,7 +84,7 @@ struct EncodeOptions {
   // The pair rounds move the symbols into an array of their own, and keep their pair counts from
   // round to round, once at most 1 in pack_ratio values starts a symbol (1: from the first round;
   // 0: never, every round walks and counts the whole stream). The files are the same either way.
-  int pack_ratio = 8;
+  int pack_ratio = 4;
 };
 
 // One compressed subtable: the compression record (flags through the pair tree, padded to an even
