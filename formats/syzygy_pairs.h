@@ -75,7 +75,7 @@ struct StreamOptions {
   int max_block_log2 = 6;      // largest block tried (log2 bytes); smaller ones down to min_block_log2
   int min_block_log2 = 5;      // smallest block tried (32 bytes); equal to max_block_log2: that size only
   ParallelFor parallel;        // the pair rounds' parts side by side (empty: one after another)
-  int pack_ratio = 4;          // EncodeOptions::pack_ratio
+  int pack_ratio = EncodeOptions{}.pack_ratio;
 };
 
 // Recursive pairing (formats/syzygy_pair_rounds.cpp): rounds that each turn the most frequent adjacent
