@@ -60,7 +60,7 @@ Error bad_value(int side, int file, std::uint64_t index, const std::string& what
 Result<CompressedSubtable> compress_wdl_subtable(std::uint64_t size, int side, int file, const WdlFill& fill,
                                                  std::uint8_t flags, const EncodeOptions& options) {
   if (size == 0) return make_error(ErrorCode::kInvalidArgument, "syzygy encoder: empty subtable");
-  std::vector<std::uint8_t> data(size);
+  pairs::StreamValues<std::uint8_t> data(size);
   std::array<std::uint64_t, 9> histogram{};
   std::optional<Error> error;
   read_values<std::uint8_t>(size, side, file, fill, [&](std::uint64_t i, std::uint8_t v) {
@@ -217,7 +217,7 @@ Result<CompressedSubtable> compress_dtz_values(std::uint64_t size, int side, int
                                                const DtzMaps& maps, std::uint8_t flags, bool win_plies,
                                                bool loss_plies, const EncodeOptions& options) {
   const int dont_care = maps.symbols;
-  std::vector<T> data(size);
+  pairs::StreamValues<T> data(size);
   read_values<DtzSlot>(size, side, file, fill, [&](std::uint64_t i, const DtzSlot& v) {
     if (v.wdl == 0) {
       data[i] = T(dont_care);

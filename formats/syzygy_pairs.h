@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "formats/byte_order.h"
+#include "formats/large_allocator.h"
 #include "formats/syzygy_encoder.h"
 
 namespace tbkit::formats::syzygy::pairs {
@@ -27,12 +28,17 @@ struct SymbolDef {
   std::uint32_t expansion = 1;  // values the symbol stands for
 };
 
+// A stream's values: up to a byte or two per index of a subtable, hundreds of MB, written once and
+// walked by every pair round; on huge pages, a few hundred page faults instead of ~10^5.
+template <class T>
+using StreamValues = std::vector<T, LargeAllocator<T>>;
+
 // A value stream being rewritten into symbols in place: a symbol covering values [i, i + expansion)
 // is written at i (the rest of its span is ignored).
 template <class T>
 class SymbolStream {
  public:
-  SymbolStream(std::vector<T> data, int leaves) : data_(std::move(data)), leaves_(leaves) {}
+  SymbolStream(StreamValues<T> data, int leaves) : data_(std::move(data)), leaves_(leaves) {}
 
   [[nodiscard]] std::uint64_t size() const { return data_.size(); }
   [[nodiscard]] int at(std::uint64_t i) const {
@@ -58,7 +64,7 @@ class SymbolStream {
   }
 
  private:
-  std::vector<T> data_;
+  StreamValues<T> data_;
   int leaves_;
 };
 

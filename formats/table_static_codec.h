@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "chess/result.h"
+#include "formats/large_allocator.h"
 #include "formats/pair_decoder.h"
 #include "formats/table_file.h"
 #include "formats/table_layout.h"
@@ -31,7 +32,7 @@ inline constexpr std::uint32_t kNominalReadValues = 65536;  // TableFile::values
 // when that is no better than its own), then numbered by decreasing frequency (ties: lower raw value).
 struct FilledValues {
   std::vector<DtmValue> symbols;      // code -> value
-  std::vector<std::uint16_t> codes;   // per slot
+  std::vector<std::uint16_t, LargeAllocator<std::uint16_t>> codes;  // per slot, on huge pages
 };
 [[nodiscard]] FilledValues fill_and_number(std::span<const DtmValue> values, std::span<const SlotFreedom> freedom);
 

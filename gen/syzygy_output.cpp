@@ -8,6 +8,7 @@
 #include <optional>
 #include <vector>
 
+#include "formats/large_allocator.h"
 #include "formats/syzygy_encoder.h"
 #include "formats/syzygy_file.h"
 #include "formats/syzygy_order_search.h"
@@ -135,18 +136,18 @@ class SubtableCache {
     if (!keep_all_) entries_.clear();
     Entry& e = entries_.emplace_back();
     e.key = file * 2 + side;
-    e.codes.assign(size, Code{});
+    e.codes = Codes(size);
     parallel_chunks(arena, size, kSlotChunk, [&](std::uint64_t first, std::uint64_t last) {
-      fill(first, std::span<Code>(e.codes).subspan(first, last - first));
+      fill(first, e.span().subspan(first, last - first));
     });
-    return e.codes;
+    return e.span();
   }
 
   // The codes of a subtable already held, or none.
   [[nodiscard]] std::span<const Code> held(int side, int file, std::uint64_t size) const {
     const int key = file * 2 + side;
     for (const Entry& e : entries_)
-      if (e.key == key && e.codes.size() == size) return e.codes;
+      if (e.key == key && e.codes.size() == size) return e.span();
     return {};
   }
   [[nodiscard]] bool contains(int side, int file, std::uint64_t size) const { return !held(side, file, size).empty(); }
@@ -158,8 +159,8 @@ class SubtableCache {
     if (!keep_all_) entries_.clear();
     Entry& e = entries_.emplace_back();
     e.key = file * 2 + side;
-    e.codes.assign(size, Code{});
-    return e.codes;
+    e.codes = Codes(size);
+    return e.span();
   }
 
   // Frees a subtable's codes.
@@ -169,9 +170,15 @@ class SubtableCache {
   }
 
  private:
+  // Hundreds of MB read at random through OrderMaps: on huge pages, most reads miss no TLB. The
+  // pages are not cleared first (every code is written before it is read), so the threads that fill
+  // them are the first to touch them.
+  using Codes = formats::ZeroedArray<Code>;
   struct Entry {
     int key = -1;
-    std::vector<Code> codes;
+    Codes codes;
+    [[nodiscard]] std::span<Code> span() { return {codes.data(), codes.size()}; }
+    [[nodiscard]] std::span<const Code> span() const { return {codes.data(), codes.size()}; }
   };
   bool keep_all_;
   std::vector<Entry> entries_;
@@ -272,11 +279,13 @@ Result<sz::SubtableIndex> choose_order(const sz::SubtableIndex& computed, std::s
     parallel_each(arena, which.size(), [&](std::uint64_t w) {
       const sz::SubtableIndex& sub = candidates[which[w]];
       const OrderMap map(sub, computed);
-      std::vector<Code> sample;
+      std::uint64_t total = 0;
+      for (const auto& [first, last] : ranges) total += last - first;
+      std::vector<Code, formats::LargeAllocator<Code>> sample(total);
+      std::size_t at = 0;
       for (const auto& [first, last] : ranges) {
-        const std::size_t at = sample.size();
-        sample.resize(at + std::size_t(last - first));
-        copy_mapped<Code>(map, codes, first, std::span<Code>(sample).subspan(at), dont_care);
+        copy_mapped<Code>(map, codes, first, std::span<Code>(sample).subspan(at, std::size_t(last - first)), dont_care);
+        at += std::size_t(last - first);
       }
       const Result<std::uint64_t> bytes = estimate(std::span<const Code>(sample));
       out[which[w]] = bytes ? *bytes : kNotJudged;
