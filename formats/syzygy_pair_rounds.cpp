@@ -122,7 +122,7 @@ struct InPlaceSymbols {
   [[nodiscard]] std::uint64_t after(std::uint64_t i, int sym) const { return i + defs[std::size_t(sym)].expansion; }
 };
 struct PackedSymbols {
-  std::vector<std::uint16_t>& x;
+  StreamValues<std::uint16_t>& x;
   [[nodiscard]] std::uint64_t end() const { return x.size(); }
   [[nodiscard]] int at(std::uint64_t i) const { return x[i]; }
   [[nodiscard]] static std::uint64_t after(std::uint64_t i, int) { return i + 1; }
@@ -172,7 +172,7 @@ void build_pairs(SymbolStream<T>& s, std::vector<SymbolDef>& defs, int min_frequ
   std::vector<std::vector<std::pair<std::uint32_t, int>>> changes(parts);
   PairCounts counts;
   bool counted = false;  // counts holds the stream's pairs as it is
-  std::vector<std::uint16_t> packed;
+  StreamValues<std::uint16_t> packed;
   bool is_packed = false;
   std::uint64_t remaining = n;  // in place, the symbols in the stream (at first a leaf per value)
 
