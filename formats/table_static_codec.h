@@ -31,7 +31,7 @@ inline constexpr std::uint32_t kNominalReadValues = 65536;  // TableFile::values
 // rule over the whole table: a free slot repeats the previous stored value, a kNoBetter slot repeats it
 // when that is no better than its own), then numbered by decreasing frequency (ties: lower raw value).
 struct FilledValues {
-  std::vector<DtmValue> symbols;      // code -> value
+  std::vector<DtmValue> symbols;  // code -> value
   std::vector<std::uint16_t, LargeAllocator<std::uint16_t>> codes;  // per slot, on huge pages
 };
 [[nodiscard]] FilledValues fill_and_number(std::span<const DtmValue> values, std::span<const SlotFreedom> freedom);
