@@ -20,6 +20,7 @@
 #include "formats/syzygy_encoder.h"
 #include "formats/syzygy_file.h"
 #include "formats/syzygy_index.h"
+#include "tests/support/checked_threads.h"
 
 namespace {
 
@@ -523,11 +524,7 @@ TEST_CASE("Syzygy encoder: pair rounds in parallel parts compress exactly as in 
   // Over two million values the pair rounds work on seven parts side by side; long runs of one value
   // over the cuts make twin pairs (x, x), whose pairing depends on the run's length before the cut.
   constexpr std::uint64_t kValues = 2'000'000;
-#ifdef TBKIT_CHECKED_THREADS
-  constexpr std::uint32_t kSeeds = 1;  // under ThreadSanitizer (scripts/test): 11 s a seed there
-#else
-  constexpr std::uint32_t kSeeds = 3;
-#endif
+  constexpr std::uint32_t kSeeds = tbkit::test::kCheckedThreads ? 1 : 3;  // ~4 s a seed under TSan
   sz::EncodeOptions serial, parallel;
   parallel.parallel = encoder_threads();
   int pair_trees = 0;
@@ -568,12 +565,9 @@ TEST_CASE("Syzygy encoder: packed pair rounds with kept counts compress exactly 
   // pack_ratio 0 walks and counts the whole stream every round; 1 packs from the first round and
   // keeps the counts from then on; 8 (the default) packs part of the way. Serial and in parts.
   constexpr std::uint64_t kValues = 1'200'000;
-#ifdef TBKIT_CHECKED_THREADS
   // Under ThreadSanitizer (scripts/test) in parts alone: the serial rounds share nothing.
-  const std::vector<bool> layouts = {true};
-#else
-  const std::vector<bool> layouts = {false, true};
-#endif
+  const std::vector<bool> layouts =
+      tbkit::test::kCheckedThreads ? std::vector<bool>{true} : std::vector<bool>{false, true};
   int compared = 0;
   for (const bool in_parts : layouts) {
     for (std::uint32_t seed = 7; seed <= 8; ++seed) {

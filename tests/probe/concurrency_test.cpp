@@ -9,6 +9,7 @@
 #include "probe/tablebase.h"
 #include "tests/probe/random_position.h"
 #include "tests/probe/small_tables.h"
+#include "tests/support/checked_threads.h"
 
 using namespace tbkit;
 using formats::DtmValue;
@@ -16,16 +17,11 @@ using probe::Tablebase;
 
 TEST_CASE("8 threads probe concurrently and get the single-threaded answers", "[probe][threads]") {
   const auto dir = testing::generate_small_tables({"KQvK", "KRvK", "KPvK", "KBvK", "KNvK"}, "threads");
-#ifdef TBKIT_CHECKED_THREADS
   // Under ThreadSanitizer (scripts/test) one round of 100 positions a table: 4,000 probes, each
   // racing for evicted pages, in ~25 s instead of ~100 s; the release and dev builds make two
   // rounds of 200.
-  constexpr int kPerTable = 100;
-  constexpr int kRounds = 1;
-#else
-  constexpr int kPerTable = 200;
-  constexpr int kRounds = 2;
-#endif
+  constexpr int kPerTable = test::kCheckedThreads ? 100 : 200;
+  constexpr int kRounds = test::kCheckedThreads ? 1 : 2;
   std::mt19937_64 rng(7);
   std::vector<chess::Position> positions;
   for (const char* name : {"KQvK", "KRvK", "KPvK", "KBvK", "KNvK"}) {
