@@ -498,10 +498,15 @@ std::uint64_t SubtableIndex::encode_placed(const int* placed) const {
   return index_after_lead(sq, lead_value);
 }
 
-std::uint64_t SubtableIndex::encode_normal(std::span<const Square> squares, std::uint64_t lead_digit) const {
+std::uint64_t SubtableIndex::encode_distinct(std::span<const int> squares) const {
+  assert(int(squares.size()) == count_);
+  return encode_placed(squares.data());
+}
+
+std::uint64_t SubtableIndex::encode_normal(std::span<const int> squares, std::uint64_t lead_digit) const {
   assert(int(squares.size()) == count_ && lead_digit < group_radix_[0]);
   int sq[kMaxPieces];
-  for (int i = 0; i < count_; ++i) sq[i] = squares[std::size_t(i)].index();
+  std::copy_n(squares.begin(), count_, sq);
   return index_after_lead(sq, lead_digit);
 }
 

@@ -156,11 +156,15 @@ class SubtableIndex {
   // The same as a plain number, kNoIndex for nullopt (for loops over many placements: cheaper).
   static constexpr std::uint64_t kNoIndex = ~std::uint64_t{0};
   [[nodiscard]] std::uint64_t encode_or_none(std::span<const chess::Square> squares) const;
+  // The same for square numbers (0..63) known to be distinct, no pawn on rank 1 or 8: a placement
+  // that decode() of some subtable of the material gives, in this subtable's piece order. Skips
+  // those checks (the writer's order maps call it for every index of a subtable).
+  [[nodiscard]] std::uint64_t encode_distinct(std::span<const int> squares) const;
   // The same for a placement already in this subtable's normal form whose leading group's digit is
   // known: the squares of decode(i) of a subtable whose leading group (and, in pawn tables, the other
   // colour's pawns) comes first in the same piece order, and that subtable's group-0 digit of i.
   // Skips the symmetry and validity checks; encode_or_none gives the same index.
-  [[nodiscard]] std::uint64_t encode_normal(std::span<const chess::Square> squares, std::uint64_t lead_digit) const;
+  [[nodiscard]] std::uint64_t encode_normal(std::span<const int> squares, std::uint64_t lead_digit) const;
 
   // The canonical placement of an index, squares in piece order (groups in ascending square order,
   // the leading pawn first). encode(*decode(i)) == i for every i < size(); nullopt for i >= size().
@@ -210,6 +214,8 @@ class SubtableWalk {
   SubtableWalk(const SubtableIndex& sub, std::uint64_t index);
   [[nodiscard]] std::uint64_t index() const { return index_; }
   [[nodiscard]] const SquareList& squares() const { return squares_; }
+  // The same squares as numbers 0..63 (what encode_distinct and encode_normal take).
+  [[nodiscard]] std::span<const int> square_numbers() const { return {sq_, std::size_t(sub_->piece_count())}; }
   // The index's digit of group g (0: the leading group's value).
   [[nodiscard]] std::uint64_t digit(int g) const { return digit_[std::size_t(g)]; }
   // On to index() + 1. Precondition: index() + 1 < size().
