@@ -1,5 +1,5 @@
 // Memory for big buffers (the book builder's hash tables and runs, book lookup indexes, the Syzygy
-// writer's codes and value streams). Blocks of 1 MiB or more come straight from mmap, huge-page
+// writer's codes and value streams, the DTM solver's states). Blocks of 1 MiB or more come straight from mmap, huge-page
 // aligned and marked for transparent huge pages, so a fresh 160 MB table costs 80 page faults instead
 // of 40,000 (page faults dominated the build's system time on a virtual machine), and its zero fill is
 // the kernel's, paid only for pages touched.
@@ -116,6 +116,17 @@ class ZeroedArray {
   [[nodiscard]] bool empty() const { return size_ == 0; }
   [[nodiscard]] T& operator[](std::size_t i) { return data_[i]; }
   [[nodiscard]] const T& operator[](std::size_t i) const { return data_[i]; }
+  // Frees the memory; the array is then empty.
+  void reset() { *this = ZeroedArray(); }
+  // Hands the 4 KiB pages wholly inside elements [first, last) back to the system (a mapped block:
+  // 1 MiB or more); they read as zero afterwards. For the parts of a big array a pass is done with.
+  void release(std::size_t first, std::size_t last) {
+    if (size_ * sizeof(T) < detail::kLargeBlock || first >= last) return;
+    constexpr std::uintptr_t kPage = 4096;
+    const std::uintptr_t from = (reinterpret_cast<std::uintptr_t>(data_ + first) + kPage - 1) / kPage * kPage;
+    const std::uintptr_t to = reinterpret_cast<std::uintptr_t>(data_ + last) / kPage * kPage;
+    if (to > from) ::madvise(reinterpret_cast<void*>(from), to - from, MADV_DONTNEED);
+  }
   friend bool operator==(const ZeroedArray& a, const ZeroedArray& b) {
     return a.size_ == b.size_ && std::equal(a.data_, a.data_ + a.size_, b.data_);
   }

@@ -14,7 +14,6 @@
 
 #include "formats/large_allocator.h"
 #include "gen/cluster.h"
-#include "gen/huge_array.h"
 #include "gen/model.h"
 #include "gen/parallel.h"
 #include "gen/solver_state.h"

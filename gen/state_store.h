@@ -11,7 +11,7 @@
 #include <emmintrin.h>
 #endif
 
-#include "gen/huge_array.h"
+#include "formats/large_allocator.h"
 #include "gen/solver_state.h"
 
 namespace tbkit::gen {
@@ -35,7 +35,7 @@ class WideStates {
  public:
   static constexpr int kMaxPly = solver_state::kMaxPly;
 
-  void allocate(std::uint64_t n) { s_ = HugeArray<std::uint16_t>(n); }
+  void allocate(std::uint64_t n) { s_ = formats::ZeroedArray<std::uint16_t>(n); }
   using Slot = std::uint16_t*;
   [[nodiscard]] std::uint16_t get(std::uint64_t i) const { return s_[i]; }
   void init(std::uint64_t i, std::uint16_t s, std::uint64_t, std::uint64_t) { s_[i] = s; }
@@ -72,7 +72,9 @@ class WideStates {
   void reset() { s_.reset(); }
 
  private:
-  HugeArray<std::uint16_t> s_;
+  // On huge pages: the predecessor updates hit the states at random, and with 4 KiB pages nearly
+  // each one would miss the TLB.
+  formats::ZeroedArray<std::uint16_t> s_;
 };
 
 // 12-bit cells, five to a word (1.6 bytes a slot). A cell is the 16-bit state with its unused bits
@@ -97,7 +99,7 @@ class PackedStates {
     return std::uint16_t(c & 0x800u ? unresolved : resolved);
   }
 
-  void allocate(std::uint64_t n) { w_ = HugeArray<std::uint64_t>((n + kCells - 1) / kCells); }
+  void allocate(std::uint64_t n) { w_ = formats::ZeroedArray<std::uint64_t>((n + kCells - 1) / kCells); }
   struct Slot {
     std::uint64_t* word;
     unsigned shift;
@@ -186,7 +188,7 @@ class PackedStates {
   }
   static constexpr unsigned shift(std::uint64_t i) { return unsigned(i % kCells) * 12; }
   static constexpr std::uint32_t cell(std::uint64_t word, unsigned shift) { return std::uint32_t(word >> shift) & 0xFFF; }
-  HugeArray<std::uint64_t> w_;
+  formats::ZeroedArray<std::uint64_t> w_;  // on huge pages, as WideStates'
 };
 
 }  // namespace tbkit::gen
