@@ -1,8 +1,8 @@
 // Memory for big buffers (the book builder's hash tables and runs, book lookup indexes, the Syzygy
-// writer's codes and value streams, the DTM solver's states). Blocks of 1 MiB or more come straight from mmap, huge-page
-// aligned and marked for transparent huge pages, so a fresh 160 MB table costs 80 page faults instead
-// of 40,000 (page faults dominated the build's system time on a virtual machine), and its zero fill is
-// the kernel's, paid only for pages touched.
+// writer's codes and value streams, the DTM solver's states). Blocks of 1 MiB or more come straight
+// from mmap, huge-page aligned and marked for transparent huge pages, so a fresh 160 MB table costs
+// 80 page faults instead of 40,000 (page faults dominated the build's system time on a virtual
+// machine), and its zero fill is the kernel's, paid only for pages touched.
 #pragma once
 
 #include <sys/mman.h>
