@@ -12,7 +12,7 @@ using tbkit::formats::ZeroedArray;
 
 }  // namespace
 
-TEST_CASE("ZeroedArray: a mapped block starts zeroed; release zeroes its whole pages only", "[formats][memory]") {
+TEST_CASE("ZeroedArray: a mapped block starts zeroed, and release zeroes its whole pages only", "[formats][memory]") {
   constexpr std::size_t kPage = 4096 / sizeof(std::uint32_t);  // elements per 4 KiB page
   ZeroedArray<std::uint32_t> a(std::size_t{3} << 18);           // 3 MiB: a mapped block
   const auto base = reinterpret_cast<std::uintptr_t>(a.data());
