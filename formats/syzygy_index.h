@@ -240,7 +240,7 @@ struct TableIndex {
 
   // The subtable for a side to move (taken modulo sides) and lead file. Precondition: file < files.
   [[nodiscard]] const SubtableIndex& at(int side, int file) const {
-    return subtables[std::size_t(file * sides + side % sides)];
+    return subtables[std::size_t(file * sides + (side & (sides - 1)))];  // sides is 1 or 2: no division
   }
 };
 

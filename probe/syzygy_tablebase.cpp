@@ -86,14 +86,18 @@ struct Entry {
 struct Slot {
   MaterialKey key = 0;  // 0: empty (every material has kings)
   Entry* entry = nullptr;
+  // The entry's WDL file once it opened, so that a probe reaches it in one load from the slot
+  // (nullptr until then; written once, by whichever thread opens it first, read without a lock).
+  mutable const SyzygyFile* wdl = nullptr;
   bool swapped = false;  // the key is the table's material with colours exchanged
+  bool symmetric = false;  // the entry's, kept here for the same reason
 };
 
 // The position in the orientation of the slot's table (formats::syzygy::orient's rules).
 formats::syzygy::OrientedPosition orient(const ProbeBoard& b, const Slot& slot) {
   formats::syzygy::OrientedPosition op;
   const bool black_to_move = b.side == Color::kBlack;
-  op.swapped = slot.entry->symmetric ? black_to_move : slot.swapped;
+  op.swapped = slot.symmetric ? black_to_move : slot.swapped;
   op.side = int(black_to_move) ^ int(op.swapped);
   op.colour = b.colour;
   op.type = b.type;
@@ -135,7 +139,7 @@ struct SyzygyTablebase::Impl {
     for (std::size_t i = hash(key, mask);; i = (i + 1) & mask) {
       if (slots[i].key == key) return;  // a symmetric material's second orientation
       if (slots[i].key == 0) {
-        slots[i] = Slot{key, e, swapped};
+        slots[i] = Slot{key, e, nullptr, swapped, e->symmetric};
         return;
       }
     }
@@ -170,12 +174,16 @@ struct SyzygyTablebase::Impl {
       error = no_table(b);
       return false;
     }
-    const auto& f = s->entry->wdl->get();
-    if (!f) {
-      error = f.error();
-      return false;
+    file = std::atomic_ref(s->wdl).load(std::memory_order_acquire);
+    if (!file) {
+      const auto& f = s->entry->wdl->get();
+      if (!f) {
+        error = f.error();
+        return false;
+      }
+      file = &*f;
+      std::atomic_ref(s->wdl).store(file, std::memory_order_release);
     }
-    file = &*f;
     return file->find_wdl(orient(b, *s), place, error);
   }
 
