@@ -216,8 +216,8 @@ std::vector<chess::Position> positions_of(const std::vector<model::Material>& ma
   }
   // Copied once more, one after another: a Position keeps its state (castling, en passant) on the
   // heap, and the retries above leave those states scattered over it, so that reading them cost a
-  // cache miss a probe (2026-12-07: probe_wdl(Position) 2.0-2.4 M/s, the same build's loop over
-  // positions read from FENs 4.0-4.3 M/s). Copies made in order lie in order, as an engine's
+  // cache miss a probe (2026-12-07: probe_wdl(Position) 1.5-2.5 M/s, the same build's loop over
+  // positions read from FENs 4.0-4.4 M/s). Copies made in order lie in order, as an engine's
   // positions lie in its caches: the figures time the probes, not the harness's heap.
   return std::vector<chess::Position>(out.begin(), out.end());
 }
