@@ -1,11 +1,15 @@
 // Eight threads probing one Tablebase at once, through a cache small enough to evict constantly,
-// starting before any file is open. Also built under ThreadSanitizer by scripts/test.
+// starting before any file is open; and eight probing one SyzygyTablebase the same way. Also built
+// under ThreadSanitizer by scripts/test.
 #include <catch2/catch.hpp>
 
+#include <array>
 #include <atomic>
 #include <barrier>
+#include <filesystem>
 #include <thread>
 
+#include "probe/syzygy_tablebase.h"
 #include "probe/tablebase.h"
 #include "tests/probe/random_position.h"
 #include "tests/probe/small_tables.h"
@@ -66,4 +70,57 @@ TEST_CASE("8 threads probe concurrently and get the single-threaded answers", "[
   CHECK(stats.files_opened == 5);  // each file exactly once, although 8 threads raced for it
   CHECK(stats.blocks_decoded > 100);  // the small cache really was evicting
   std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("8 threads probe one SyzygyTablebase from before any file is open and get the single-threaded answers",
+          "[probe][threads][syzygy]") {
+  // The fixtures in data/tablebases/syzygy: each material's captures (and capture-promotions) reach
+  // tables that are there too. Each file opens on its first probe, and the thread that opens it
+  // publishes it in the material's slot, which the other threads then read without a lock.
+  const std::filesystem::path dir = std::filesystem::path(TBKIT_DATA_DIR) / "tablebases" / "syzygy";
+  constexpr int kPerMaterial = test::kCheckedThreads ? 60 : 300;
+  std::mt19937_64 rng(11);
+  std::vector<chess::Position> positions;
+  for (const char* name : {"KQvKR", "KRvKP", "KPvKP", "KBNvK", "KPPvK", "KQvK"}) {
+    const auto m = *model::Material::parse(name);
+    for (int i = 0; i < kPerMaterial; ++i) positions.push_back(testing::random_position(i % 2 ? m : m.flipped(), rng, i % 3 == 0));
+  }
+  std::vector<probe::Wdl50> expected;
+  std::array<int, 5> classes{};
+  {
+    auto reference = probe::SyzygyTablebase::open({dir});
+    REQUIRE(reference.ok());
+    for (const auto& p : positions) {
+      auto v = reference->probe_wdl(p);
+      REQUIRE(v.ok());
+      expected.push_back(*v);
+      ++classes[std::size_t(int(*v) + 2)];
+    }
+  }
+  // Wins, draws and losses all among the answers: a comparison that a constant would pass is no test.
+  CHECK(classes[0] > 0);
+  CHECK(classes[2] > 0);
+  CHECK(classes[4] > 0);
+  auto tb = probe::SyzygyTablebase::open({dir});
+  REQUIRE(tb.ok());
+  constexpr int kThreads = 8;
+  std::atomic<std::uint64_t> wrong{0}, failed{0}, probes{0};
+  std::barrier start(kThreads);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      start.arrive_and_wait();
+      for (std::size_t i = 0; i < positions.size(); ++i) {
+        const std::size_t k = (i * 7919 + std::size_t(t) * 104729) % positions.size();
+        auto v = tb->probe_wdl(positions[k]);
+        probes.fetch_add(1, std::memory_order_relaxed);
+        if (!v) failed.fetch_add(1, std::memory_order_relaxed);
+        else if (*v != expected[k]) wrong.fetch_add(1, std::memory_order_relaxed);
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  CHECK(probes.load() == kThreads * positions.size());
+  CHECK(failed.load() == 0);
+  CHECK(wrong.load() == 0);
 }
