@@ -19,6 +19,42 @@ using namespace tbkit;
 using formats::DtmValue;
 using probe::Tablebase;
 
+namespace {
+
+constexpr int kThreads = 8;
+
+// What the threads of race() saw.
+struct Tally {
+  std::uint64_t probes = 0, failed = 0, wrong = 0;
+};
+
+// kThreads threads released at once, each probing every position `rounds` times in an order of its
+// own: probe(k) answers position k (a Result), expected[k] is the single-threaded answer.
+template <class Value, class Probe>
+Tally race(const std::vector<Value>& expected, int rounds, Probe&& probe) {
+  const std::size_t n = expected.size();
+  std::atomic<std::uint64_t> wrong{0}, failed{0}, probes{0};
+  std::barrier start(kThreads);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      start.arrive_and_wait();
+      for (int round = 0; round < rounds; ++round)
+        for (std::size_t i = 0; i < n; ++i) {
+          const std::size_t k = (i * 7919 + std::size_t(t) * 104729 + std::size_t(round) * 31) % n;
+          auto v = probe(k);
+          probes.fetch_add(1, std::memory_order_relaxed);
+          if (!v) failed.fetch_add(1, std::memory_order_relaxed);
+          else if (*v != expected[k]) wrong.fetch_add(1, std::memory_order_relaxed);
+        }
+    });
+  }
+  for (auto& th : threads) th.join();
+  return {probes.load(), failed.load(), wrong.load()};
+}
+
+}  // namespace
+
 TEST_CASE("8 threads probe concurrently and get the single-threaded answers", "[probe][threads]") {
   const auto dir = testing::generate_small_tables({"KQvK", "KRvK", "KPvK", "KBvK", "KNvK"}, "threads");
   // Under ThreadSanitizer (scripts/test) one round of 100 positions a table: 4,000 probes, each
@@ -45,27 +81,10 @@ TEST_CASE("8 threads probe concurrently and get the single-threaded answers", "[
   // Three pages: nearly every probe evicts another thread's page.
   auto tb = Tablebase::open({dir}, {.cache_bytes = 3 * 16384});
   REQUIRE(tb.ok());
-  constexpr int kThreads = 8;
-  std::atomic<std::uint64_t> wrong{0}, failed{0}, probes{0};
-  std::barrier start(kThreads);
-  std::vector<std::thread> threads;
-  for (int t = 0; t < kThreads; ++t) {
-    threads.emplace_back([&, t] {
-      start.arrive_and_wait();
-      for (int round = 0; round < kRounds; ++round)
-        for (std::size_t i = 0; i < positions.size(); ++i) {
-          const std::size_t k = (i * 7919 + std::size_t(t) * 104729 + std::size_t(round) * 31) % positions.size();
-          auto v = tb->probe(positions[k]);
-          probes.fetch_add(1, std::memory_order_relaxed);
-          if (!v) failed.fetch_add(1, std::memory_order_relaxed);
-          else if (*v != expected[k]) wrong.fetch_add(1, std::memory_order_relaxed);
-        }
-    });
-  }
-  for (auto& th : threads) th.join();
-  CHECK(probes.load() == kThreads * kRounds * positions.size());
-  CHECK(failed.load() == 0);
-  CHECK(wrong.load() == 0);
+  const Tally r = race(expected, kRounds, [&](std::size_t k) { return tb->probe(positions[k]); });
+  CHECK(r.probes == kThreads * kRounds * positions.size());
+  CHECK(r.failed == 0);
+  CHECK(r.wrong == 0);
   const auto stats = tb->cache_stats();
   CHECK(stats.files_opened == 5);  // each file exactly once, although 8 threads raced for it
   CHECK(stats.blocks_decoded > 100);  // the small cache really was evicting
@@ -103,24 +122,8 @@ TEST_CASE("8 threads probe one SyzygyTablebase from before any file is open and 
   CHECK(classes[4] > 0);
   auto tb = probe::SyzygyTablebase::open({dir});
   REQUIRE(tb.ok());
-  constexpr int kThreads = 8;
-  std::atomic<std::uint64_t> wrong{0}, failed{0}, probes{0};
-  std::barrier start(kThreads);
-  std::vector<std::thread> threads;
-  for (int t = 0; t < kThreads; ++t) {
-    threads.emplace_back([&, t] {
-      start.arrive_and_wait();
-      for (std::size_t i = 0; i < positions.size(); ++i) {
-        const std::size_t k = (i * 7919 + std::size_t(t) * 104729) % positions.size();
-        auto v = tb->probe_wdl(positions[k]);
-        probes.fetch_add(1, std::memory_order_relaxed);
-        if (!v) failed.fetch_add(1, std::memory_order_relaxed);
-        else if (*v != expected[k]) wrong.fetch_add(1, std::memory_order_relaxed);
-      }
-    });
-  }
-  for (auto& th : threads) th.join();
-  CHECK(probes.load() == kThreads * positions.size());
-  CHECK(failed.load() == 0);
-  CHECK(wrong.load() == 0);
+  const Tally r = race(expected, 1, [&](std::size_t k) { return tb->probe_wdl(positions[k]); });
+  CHECK(r.probes == kThreads * positions.size());
+  CHECK(r.failed == 0);
+  CHECK(r.wrong == 0);
 }
