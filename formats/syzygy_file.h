@@ -74,7 +74,7 @@ class SyzygyFile {
   [[nodiscard]] const TableMaterial& material() const { return index_.material; }
   [[nodiscard]] const TableIndex& index() const { return index_; }
   [[nodiscard]] const SubtableLayout& layout(int side, int file) const {
-    return layouts_[std::size_t(file * index_.sides + (side & (index_.sides - 1)))];  // sides is 1 or 2: no division
+    return layouts_[index_.position(side, file)];
   }
   // DTZ files: the side to move stored in a lead file's subtable (0 white, 1 black, table orientation).
   [[nodiscard]] int dtz_stored_side(int file) const { return layout(0, file).flags & kFlagBlackToMove; }

@@ -238,10 +238,13 @@ struct TableIndex {
   int files = 1;  // 4 for pawn tables, else 1
   std::vector<SubtableIndex> subtables;  // [file * sides + side]
 
-  // The subtable for a side to move (taken modulo sides) and lead file. Precondition: file < files.
-  [[nodiscard]] const SubtableIndex& at(int side, int file) const {
-    return subtables[std::size_t(file * sides + (side & (sides - 1)))];  // sides is 1 or 2: no division
+  // Where the subtable for a side to move (0 or 1, taken modulo sides) and lead file lies, here and
+  // in any array ordered as `subtables`. Precondition: file < files.
+  [[nodiscard]] std::size_t position(int side, int file) const {
+    return std::size_t(file * sides + (side & (sides - 1)));  // sides is 1 or 2: no division
   }
+  // That subtable.
+  [[nodiscard]] const SubtableIndex& at(int side, int file) const { return subtables[position(side, file)]; }
 };
 
 // The piece-order header of a Syzygy file: the bytes after the 4-byte magic, from the flags byte up to

@@ -78,7 +78,6 @@ struct LazyFile {
 struct Entry {
   TableMaterial material;
   std::string name;
-  bool symmetric = false;
   std::unique_ptr<LazyFile> wdl, dtz;
 };
 
@@ -90,7 +89,7 @@ struct Slot {
   // (nullptr until then; written once, by whichever thread opens it first, read without a lock).
   mutable const SyzygyFile* wdl = nullptr;
   bool swapped = false;  // the key is the table's material with colours exchanged
-  bool symmetric = false;  // the entry's, kept here for the same reason
+  bool symmetric = false;  // the material is its own colour swap
 };
 
 // The position in the orientation of the slot's table (formats::syzygy::orient's rules).
@@ -134,12 +133,12 @@ struct SyzygyTablebase::Impl {
     return std::size_t((key * 0x9E3779B97F4A7C15ULL) >> 32) & mask;
   }
 
-  void add_key(MaterialKey key, Entry* e, bool swapped) {
+  void add_key(MaterialKey key, Entry* e, bool swapped, bool symmetric) {
     const std::size_t mask = slots.size() - 1;
     for (std::size_t i = hash(key, mask);; i = (i + 1) & mask) {
       if (slots[i].key == key) return;  // a symmetric material's second orientation
       if (slots[i].key == 0) {
-        slots[i] = Slot{key, e, nullptr, swapped, e->symmetric};
+        slots[i] = Slot{key, e, nullptr, swapped, symmetric};
         return;
       }
     }
@@ -363,9 +362,9 @@ Result<SyzygyTablebase> SyzygyTablebase::open(const std::vector<std::filesystem:
   impl->slots.assign(size, Slot{});
   for (const auto& e : impl->entries) {
     if (!e->wdl) continue;  // a DTZ file alone answers nothing: probing needs the WDL first
-    e->symmetric = e->material.is_symmetric();
-    impl->add_key(key_of(e->material), e.get(), false);
-    impl->add_key(key_of(e->material.swapped()), e.get(), true);
+    const bool symmetric = e->material.is_symmetric();
+    impl->add_key(key_of(e->material), e.get(), false, symmetric);
+    impl->add_key(key_of(e->material.swapped()), e.get(), true, symmetric);
     impl->max_men = std::max(impl->max_men, e->material.piece_count());
   }
   return SyzygyTablebase(std::move(impl));
