@@ -31,16 +31,21 @@ namespace tbkit::gen {
   return (b.occupied() & mi.to.bb()) != 0 || (b.by_type[index_of(chess::PieceType::kPawn)] & mi.from.bb()) != 0;
 }
 
-// Whether the side to move has a pawn or attacks a man of the other side: without, it has no
-// capture nor pawn move, and a search finds none.
-[[nodiscard]] inline bool may_zero(const Board& b) {
+// Whether the side to move attacks a man of the other side: without, it has no capture (but en
+// passant, which needs the board's en-passant square).
+[[nodiscard]] inline bool may_capture(const Board& b) {
   using namespace chess;
   const Color us = b.side;
-  if (b.pieces(us, PieceType::kPawn)) return true;
   const Bitboard occupied = b.occupied();
   for (Bitboard men = b.by_color[index_of(~us)] & ~b.by_type[index_of(PieceType::kKing)]; men;)
     if (is_attacked(b, pop_lsb(men), us, occupied)) return true;
   return false;
+}
+
+// Whether the side to move has a pawn or attacks a man of the other side: without, it has no
+// capture nor pawn move, and a search finds none.
+[[nodiscard]] inline bool may_zero(const Board& b) {
+  return b.pieces(b.side, chess::PieceType::kPawn) || may_capture(b);
 }
 
 }  // namespace tbkit::gen

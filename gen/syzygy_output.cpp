@@ -27,10 +27,12 @@ std::filesystem::path syzygy_path(const std::filesystem::path& dir, const Materi
 
 namespace {
 
-// What Syzygy's readers find out by themselves at a position: the best value of its captures (for
-// WDL) or of its captures and pawn moves (for DTZ).
-struct ZeroingSearch {
-  int best = -3;  // WDL50 for the side to move; -3: none searched
+// What Syzygy's readers find out by themselves at a position of WDL50 w: whether a capture reaches
+// w (the WDL file's search), and whether a win w is reached by a capture or pawn move (the DTZ
+// file's).
+struct Reach {
+  bool capture = false;
+  bool zeroing = false;
 };
 
 // A slot's codes in the two files.
@@ -49,19 +51,18 @@ class SlotCoder {
   SlotCodes codes_of(const sz::SubtableIndex& sub, int side, const sz::SquareList& squares) const {
     const auto b = board_of(sub, side, squares);
     if (!b) return {};
-    ZeroingSearch captures, zeroing;
-    search(*b, captures, zeroing);
     const int d = table_.dtz(*b);
     const int w = wdl50(d);
+    const Reach reach = search(*b, w);
     SlotCodes out;
     // WDL: the exact value, or the freedom a capture leaves: any value up to the capture's, since
     // readers take the better of the two. That holds where every move captures too: Stockfish then
     // reads no table, but Fathom (and the engines built on it) does.
-    if (captures.best >= w && w > -2) out.wdl = sz::wdl_at_most(w + 2);
+    if (reach.capture && w > -2) out.wdl = sz::wdl_at_most(w + 2);
     else out.wdl = std::uint8_t(w + 2);
     // DTZ: a don't-care where readers answer without the file: a win a zeroing move gives. A loss
     // whose moves all zero is stored (Fathom reads it; Stockfish answers without the file).
-    if (d != 0 && !(zeroing.best >= w && zeroing.best > 0)) out.dtz = {std::uint16_t(std::abs(d)), std::int8_t(w)};
+    if (d != 0 && !reach.zeroing) out.dtz = {std::uint16_t(std::abs(d)), std::int8_t(w)};
     return out;
   }
 
@@ -81,21 +82,27 @@ class SlotCoder {
     return b;
   }
 
-  // Both of Syzygy's probing searches in one pass over the legal moves: the captures (`captures`,
-  // the WDL file's) and the captures with the pawn moves (`zeroing`, the DTZ file's).
-  void search(const Board& b, ZeroingSearch& captures, ZeroingSearch& zeroing) const {
-    captures = zeroing = ZeroingSearch{};
-    if (!may_zero(b)) return;
+  // What Syzygy's probing searches find at a position of WDL50 w, for its side to move: whether a
+  // capture reaches w (the WDL file's search), and whether a capture or pawn move reaches a win w
+  // (the DTZ file's). No move does better than w, so the search stops once a capture reaches it.
+  // A loss needs none: its WDL code is exact, and no zeroing move of a loss wins (the pass checked
+  // that every zeroing move of a DTM loss loses). A draw or blessed loss needs its captures only
+  // (a placement has no en-passant square).
+  Reach search(const Board& b, int w) const {
+    Reach reach;
+    if (w == -2 || (w > 0 ? !may_zero(b) : !may_capture(b))) return reach;
     // Quiet piece moves neither capture nor move a pawn: they come in bulk without their children
     // (most of a position's moves), and are passed over.
     const auto pass_quiet = [](PieceType, Square, Bitboard) {};
     for_each_legal_move_bulk(b, pass_quiet, [&](const Board& child, const MoveInfo& mi) {
+      if (reach.capture) return;
       const bool capture = (b.occupied() & mi.to.bb()) != 0;
-      if (!capture && !is_zeroing(b, mi)) return;
-      const int v = -child_wdl50(table_, subtables_, child, mi);
-      zeroing.best = std::max(zeroing.best, v);
-      if (capture) captures.best = std::max(captures.best, v);
+      if (!capture && (w <= 0 || reach.zeroing || !is_zeroing(b, mi))) return;
+      if (-child_wdl50(table_, subtables_, child, mi) < w) return;
+      reach.zeroing = w > 0;
+      reach.capture = capture;
     });
+    return reach;
   }
 
  private:
