@@ -261,8 +261,8 @@ class DtzSolver {
   // gathered and updated (a loss's, unless `pulled`). Walks only the chunks noted for the ply, and in
   // each only the level's ranges (level_ranges_), in parallel; returns how many there were. The cost
   // follows the chunks noted, not the level's king pairs and runs: a pawn table whose pawns are its
-  // only men has runs of a few slots, thousands of them a king pair (KPPvKP's pass walking them at
-  // every ply: 402.5 s against a DTM solve of 26.4 s; 80.8 s this way, with the machine shared).
+  // only men has runs of a few slots, thousands of them a king pair, and a walk of them at every ply
+  // cost many times the DTM solve (docs/results.md, "a ply's scan walks the chunks noted for it").
   std::uint64_t resolve_ply(int side, int ply, bool pulled);
   // Calls visit(first, last) for each range of the current level's slots in [first, last), in order.
   template <class F>
