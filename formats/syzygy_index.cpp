@@ -546,7 +546,7 @@ std::optional<SquareList> SubtableIndex::decode(std::uint64_t index) const {
   std::array<std::uint64_t, kMaxPieces + 1> digit{};
   digits_of(index, digit.data());
   int sq[kMaxPieces];
-  place(digit.data(), 0, sq);
+  place(digit.data(), sq);
   SquareList out{};
   for (int i = 0; i < count_; ++i) out[std::size_t(i)] = Square(sq[i]);
   return out;
@@ -572,15 +572,10 @@ void SubtableIndex::digits_of(std::uint64_t index, std::uint64_t* digit) const {
   }
 }
 
-void SubtableIndex::place(const std::uint64_t* digit, int from, int* sq) const {
+void SubtableIndex::place_lead(std::uint64_t lead, int* sq) const {
   const auto& t = tables();
-  const bool pawns = material_.has_pawns();
-  const bool both_pawns = pawns && material_.other_pawn_count() > 0;
   const int lead_len = group_len_[0];
-  const std::uint64_t lead = digit[0];
-  if (from > 0) {
-    // The leading group stands.
-  } else if (pawns) {
+  if (material_.has_pawns()) {
     int lead_square = -1;
     for (int r = 6; r >= 1 && lead_square < 0; --r)
       if (std::uint64_t(t.lead_pawn_base[lead_len][r * 8 + file_]) <= lead) lead_square = r * 8 + file_;
@@ -622,17 +617,32 @@ void SubtableIndex::place(const std::uint64_t* digit, int from, int* sq) const {
       sq[2] = nth_free(r % 6, (std::uint64_t{1} << r0) | (std::uint64_t{1} << r1)) * 9;
     }
   }
+}
 
-  int start = lead_len;
-  for (int g = 1; g < from; ++g) start += group_len_[std::size_t(g)];
+void SubtableIndex::place_pawns(std::uint64_t digit, int* sq) const {
+  const int lead_len = group_len_[0];
+  const int len = group_len_[1];
+  std::uint64_t lead = 0;
+  for (int i = 0; i < lead_len; ++i) lead |= std::uint64_t{1} << sq[i];
+  int c[kMaxPieces];
+  if (len == 1) c[0] = int(digit);
+  else unrank_combination(digit, len, 48 - lead_len, c);
+  // Ranks among ranks 2-7 less the leading pawns: squares 0-7 are free, so 8 more among all squares.
+  for (int i = 0; i < len; ++i) sq[lead_len + i] = nth_free(c[i] + 8, lead);
+}
+
+void SubtableIndex::place(const std::uint64_t* digit, int sq[]) const {
+  place_lead(digit[0], sq);
+  const bool both_pawns = material_.has_pawns() && material_.other_pawn_count() > 0;
+  if (both_pawns) place_pawns(digit[1], sq);
+  int start = group_len_[0] + (both_pawns ? group_len_[1] : 0);
   std::uint64_t taken = 0;
   for (int i = 0; i < start; ++i) taken |= std::uint64_t{1} << sq[i];
-  for (int g = std::max(from, 1); g < groups_; ++g) {
+  for (int g = both_pawns ? 2 : 1; g < groups_; ++g) {
     const int len = group_len_[std::size_t(g)];
-    const bool pawn_group = g == 1 && both_pawns;
     int c[kMaxPieces];
-    unrank_combination(digit[std::size_t(g)], len, pawn_group ? 48 - lead_len : 64 - start, c);
-    for (int i = 0; i < len; ++i) sq[start + i] = nth_free(c[i] + (pawn_group ? 8 : 0), taken);
+    unrank_combination(digit[std::size_t(g)], len, 64 - start, c);
+    for (int i = 0; i < len; ++i) sq[start + i] = nth_free(c[i], taken);
     for (int i = 0; i < len; ++i) taken |= std::uint64_t{1} << sq[start + i];
     start += len;
   }
@@ -640,31 +650,104 @@ void SubtableIndex::place(const std::uint64_t* digit, int from, int* sq) const {
 
 SubtableWalk::SubtableWalk(const SubtableIndex& sub, std::uint64_t index) : sub_(&sub), index_(index) {
   assert(index < sub.size());
+  const bool both_pawns = sub.material_.has_pawns() && sub.material_.other_pawn_count() > 0;
+  prefix_groups_ = both_pawns ? 2 : 1;
+  for (int g = 0, start = 0; g <= sub.groups_; ++g) {
+    group_start_[std::size_t(g)] = start;
+    if (g < sub.groups_) start += sub.group_len_[std::size_t(g)];
+  }
+  // A pawn table's leading group takes few values (at most a few dozen): their squares are looked up.
+  if (sub.material_.has_pawns() && sub.group_radix_[0] <= kLeadTable) {
+    lead_table_ = true;
+    for (std::uint64_t v = 0; v < sub.group_radix_[0]; ++v) {
+      int sq[kMaxPieces];
+      sub.place_lead(v, sq);
+      for (int i = 0; i < sub.group_len_[0]; ++i) lead_sq_[v][std::size_t(i)] = std::int8_t(sq[i]);
+    }
+  }
   sub.digits_of(index, digit_.data());
-  sub.place(digit_.data(), 0, sq_);
+  place_prefix(true);
+  place_rest(prefix_groups_);
+  expand(group_start_[std::size_t(prefix_groups_)]);
   publish(0);
+}
+
+void SubtableWalk::place_prefix(bool lead) {
+  // Locals, not members: stores to sq_ could otherwise alias them and force reloads.
+  const int lead_len = sub_->group_len_[0];
+  if (lead && lead_table_) {
+    const auto& squares = lead_sq_[std::size_t(digit_[0])];
+    for (int i = 0; i < lead_len; ++i) sq_[i] = squares[std::size_t(i)];
+  } else if (lead) {
+    sub_->place_lead(digit_[0], sq_);
+  }
+  std::uint64_t prefix = 0;
+  for (int i = 0; i < lead_len; ++i) prefix |= std::uint64_t{1} << sq_[i];
+  if (prefix_groups_ == 2) {
+    if (sub_->group_len_[1] == 1) {
+      // One pawn: its rank among ranks 2-7 less the leading pawns (squares 0-7 free: 8 more).
+      sq_[lead_len] = nth_free(int(digit_[1]) + 8, prefix);
+      prefix |= std::uint64_t{1} << sq_[lead_len];
+    } else {
+      sub_->place_pawns(digit_[1], sq_);
+      for (int i = lead_len; i < group_start_[2]; ++i) prefix |= std::uint64_t{1} << sq_[i];
+    }
+  }
+  prefix_ = prefix;
+}
+
+void SubtableWalk::place_rest(int from) {
+  // Each group's rank among the squares the prefix and the groups before it leave free, as a
+  // position among the prefix's free squares.
+  std::uint64_t taken = 0;
+  for (int i = group_start_[std::size_t(prefix_groups_)]; i < group_start_[std::size_t(from)]; ++i)
+    taken |= std::uint64_t{1} << rest_[i];
+  for (int g = from; g < sub_->groups_; ++g) {
+    const int start = group_start_[std::size_t(g)];
+    const int len = sub_->group_len_[std::size_t(g)];
+    int c[kMaxPieces];
+    if (len == 1) c[0] = int(digit_[std::size_t(g)]);
+    else unrank_combination(digit_[std::size_t(g)], len, 64 - start, c);
+    for (int i = 0; i < len; ++i) rest_[start + i] = nth_free(c[i], taken);
+    for (int i = 0; i < len; ++i) taken |= std::uint64_t{1} << rest_[start + i];
+  }
+}
+
+void SubtableWalk::expand(int from) {
+  const int count = sub_->count_;
+  const std::uint64_t prefix = prefix_;
+  for (int i = from; i < count; ++i) sq_[i] = nth_free(rest_[i], prefix);
 }
 
 void SubtableWalk::next() {
   assert(index_ + 1 < sub_->size());
   ++index_;
-  // Add one to the least significant digit, carrying; the lowest group in piece order that changed
-  // is where placing starts again.
-  int from = kMaxPieces;
-  for (int k = 0; k < sub_->groups_; ++k) {
-    const int g = sub_->slot_group_[std::size_t(k)];
-    from = std::min(from, g);
-    if (++digit_[std::size_t(g)] < sub_->group_radix_[std::size_t(g)]) break;
+  // Add one to the least significant digit, carrying. The prefix (the leading group, and the other
+  // colour's pawns after it) is placed again when its digits changed; the other groups' positions
+  // among the squares the prefix leaves free change only with their own digits or those of groups
+  // before them in piece order, and their squares with those positions or the prefix.
+  const SubtableIndex& sub = *sub_;
+  const int groups = sub.groups_;
+  const int prefix_groups = prefix_groups_;
+  int lowest = kMaxPieces;
+  int lowest_rest = groups;
+  for (int k = 0; k < groups; ++k) {
+    const int g = sub.slot_group_[std::size_t(k)];
+    lowest = std::min(lowest, g);
+    if (g >= prefix_groups) lowest_rest = std::min(lowest_rest, g);
+    if (++digit_[std::size_t(g)] < sub.group_radix_[std::size_t(g)]) break;
     digit_[std::size_t(g)] = 0;
   }
-  sub_->place(digit_.data(), from, sq_);
-  publish(from);
+  const bool prefix = lowest < prefix_groups;
+  if (prefix) place_prefix(lowest == 0);
+  if (lowest_rest < groups) place_rest(lowest_rest);
+  expand(group_start_[std::size_t(prefix ? prefix_groups : lowest_rest)]);
+  publish(group_start_[std::size_t(lowest)]);
 }
 
-void SubtableWalk::publish(int from) {
-  int first = 0;
-  for (int g = 0; g < from; ++g) first += sub_->group_len_[std::size_t(g)];
-  for (int i = first; i < sub_->count_; ++i) squares_[std::size_t(i)] = Square(sq_[i]);
+void SubtableWalk::publish(int first) {
+  const int count = sub_->count_;
+  for (int i = first; i < count; ++i) squares_[std::size_t(i)] = Square(sq_[i]);
 }
 
 }  // namespace tbkit::formats::syzygy

@@ -175,8 +175,13 @@ class SubtableIndex {
   friend class SubtableWalk;
   // An index's digit of each group (index < size()).
   void digits_of(std::uint64_t index, std::uint64_t* digit) const;
-  // Places the groups from `from` on, by their digits, into sq (the groups before `from` placed).
-  void place(const std::uint64_t* digit, int from, int* sq) const;
+  // Places every group by its digits into sq (decode's placement).
+  void place(const std::uint64_t* digit, int sq[]) const;
+  // The leading group's squares for its digit, into sq[0 ..).
+  void place_lead(std::uint64_t lead, int sq[]) const;
+  // The other colour's pawns (group 1 where both colours have pawns) for their digit, into sq after
+  // the leading group, which sq already holds.
+  void place_pawns(std::uint64_t digit, int sq[]) const;
   // encode_or_none of distinct squares (as indices) in piece order, no pawn on rank 1 or 8.
   std::uint64_t encode_placed(const int* at) const;
   // The index of squares in normal form (sorted within each group in place) whose leading group's
@@ -205,9 +210,13 @@ class SubtableIndex {
   int order1_ = 0xF;
 };
 
-// The placements of consecutive indices of one subtable, each made from the one before: a step
-// places again only the groups whose digit changed and those after them in piece order (whose
-// squares skip theirs). squares() is decode(index()).
+// The placements of consecutive indices of one subtable, each made from the one before. The
+// prefix (the leading group, and the other colour's pawns when both colours have pawns) is placed
+// again only when its digits change. Every other man is kept as its position among the squares the
+// prefix leaves free, which changes only with its own group's digit or those of groups before it in
+// piece order; its square is that position among the prefix's free squares. So a step of a leading
+// group that is the least significant digit places the prefix and looks up each other man's square,
+// with no combinatorial unranking. squares() is decode(index()).
 class SubtableWalk {
  public:
   // Precondition: index < sub.size(); sub outlives the walk.
@@ -222,12 +231,25 @@ class SubtableWalk {
   void next();
 
  private:
-  void publish(int from);
+  // Places the prefix (the leading group too when `lead`, else only the other colour's pawns).
+  void place_prefix(bool lead);
+  // The positions, among the prefix's free squares, of the men of groups from `from` on.
+  void place_rest(int from);
+  // The squares of the men from `from` on (after the prefix) from their positions.
+  void expand(int from);
+  void publish(int first);
 
   const SubtableIndex* sub_;
   std::uint64_t index_;
   std::array<std::uint64_t, kMaxPieces + 1> digit_{};
   int sq_[kMaxPieces] = {};
+  int rest_[kMaxPieces] = {};  // men after the prefix: positions among the prefix's free squares
+  std::uint64_t prefix_ = 0;   // the prefix's squares
+  int prefix_groups_ = 1;
+  std::array<int, kMaxPieces + 2> group_start_{};  // first man of each group; [groups] = piece count
+  static constexpr std::uint64_t kLeadTable = 64;
+  bool lead_table_ = false;  // a pawn table's leading group's squares are in lead_sq_
+  std::array<std::array<std::int8_t, kMaxPieces>, kLeadTable> lead_sq_{};
   SquareList squares_{};
 };
 

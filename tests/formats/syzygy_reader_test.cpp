@@ -410,7 +410,10 @@ TEST_CASE("Syzygy index: decode and encode are inverse on every index of built s
 TEST_CASE("Syzygy index: a walk over consecutive indices gives decode's placements", "[formats][syzygy]") {
   // Every order byte the leading group (and the other colour's pawns) can take, so that each group
   // in turn is the fastest-changing digit; walks start at the first index and inside the subtable.
-  for (const char* name : {"KRvK", "KRRvK", "KQvKR", "KPvKP", "KPPvK", "KRNvKR", "KRRvKR", "KRPvKR", "KPPvKP"}) {
+  // Leading groups of one to three pawns (the walk looks small ones up in a table), other colour's
+  // pawns alone and in pairs, three unique pieces, and the two kings.
+  for (const char* name : {"KRvK", "KRRvK", "KQvKR", "KPvKP", "KPPvK", "KRNvKR", "KRRvKR", "KRPvKR", "KPPvKP",
+                           "KPvKPP", "KPPPvK", "KBNvK"}) {
     const auto m = sz::TableMaterial::from_name(name).value();
     const auto order = sz::default_piece_order(m);
     const bool pp = m.has_pawns() && m.other_pawn_count() > 0;
@@ -428,8 +431,11 @@ TEST_CASE("Syzygy index: a walk over consecutive indices gives decode's placemen
           const std::uint64_t last = std::min(sub->size(), start + 200000);
           for (std::uint64_t i = start;; ) {
             const auto want = sub->decode(i);
+            const auto numbers = walk.square_numbers();
             const bool same = want && walk.index() == i &&
-                              std::equal(want->begin(), want->begin() + m.piece_count(), walk.squares().begin());
+                              std::equal(want->begin(), want->begin() + m.piece_count(), walk.squares().begin()) &&
+                              std::equal(numbers.begin(), numbers.end(), want->begin(),
+                                         [](int n, auto s) { return n == s.index(); });
             if (!same && ++failed <= 5)
               UNSCOPED_INFO(name << " order " << order0 << "/" << order1 << ": index " << i << " placed otherwise");
             ++checked;
