@@ -215,8 +215,8 @@ class SubtableIndex {
 // again only when its digits change. Every other man is kept as its position among the squares the
 // prefix leaves free, which changes only with its own group's digit or those of groups before it in
 // piece order; its square is that position among the prefix's free squares. So a step of a leading
-// group that is the least significant digit places the prefix and looks up each other man's square,
-// with no combinatorial unranking. squares() is decode(index()).
+// group that is the least significant digit places the prefix and turns each other man's kept
+// position into a square, with no combinatorial unranking. squares() is decode(index()).
 class SubtableWalk {
  public:
   // Precondition: index < sub.size(); sub outlives the walk.
