@@ -656,7 +656,8 @@ SubtableWalk::SubtableWalk(const SubtableIndex& sub, std::uint64_t index) : sub_
     group_start_[std::size_t(g)] = start;
     if (g < sub.groups_) start += sub.group_len_[std::size_t(g)];
   }
-  // A pawn table's leading group takes few values (at most a few dozen): their squares are looked up.
+  // A pawn table's leading group of at most kLeadTable values (a lone pawn takes six, the ranks of
+  // its file) is looked up.
   if (sub.material_.has_pawns() && sub.group_radix_[0] <= kLeadTable) {
     lead_table_ = true;
     for (std::uint64_t v = 0; v < sub.group_radix_[0]; ++v) {
