@@ -510,6 +510,38 @@ std::uint64_t SubtableIndex::encode_normal(std::span<const int> squares, std::ui
   return index_after_lead(sq, lead_digit);
 }
 
+std::uint64_t SubtableIndex::prefix_value(std::uint64_t lead_digit, std::uint64_t pawn_digit) const {
+  const bool both_pawns = material_.has_pawns() && material_.other_pawn_count() > 0;
+  return lead_digit * group_factor_[0] + (both_pawns ? pawn_digit * group_factor_[1] : 0);
+}
+
+std::uint64_t SubtableIndex::rest_value(std::span<const int> positions) const {
+  // index_after_lead's ranks with the prefix's squares taken out of the board: a rank among the
+  // squares free of the prefix and the groups before is the same either way.
+  const bool both_pawns = material_.has_pawns() && material_.other_pawn_count() > 0;
+  std::uint64_t index = 0;
+  std::uint64_t taken = 0;
+  std::size_t k = 0;
+  for (int g = both_pawns ? 2 : 1; g < groups_; ++g) {
+    const int len = group_len_[std::size_t(g)];
+    if (len == 1) {
+      const int p = positions[k++];
+      index += std::uint64_t(p - std::popcount(taken & ((std::uint64_t{1} << p) - 1))) * group_factor_[std::size_t(g)];
+      taken |= std::uint64_t{1} << p;
+      continue;
+    }
+    int c[kMaxPieces];
+    std::copy_n(positions.begin() + std::ptrdiff_t(k), len, c);
+    sort_small(c, c + len);
+    int r[kMaxPieces];
+    for (int i = 0; i < len; ++i) r[i] = c[i] - std::popcount(taken & ((std::uint64_t{1} << c[i]) - 1));
+    for (int i = 0; i < len; ++i) taken |= std::uint64_t{1} << c[i];
+    index += rank_combination(r, len) * group_factor_[std::size_t(g)];
+    k += std::size_t(len);
+  }
+  return index;
+}
+
 std::uint64_t SubtableIndex::index_after_lead(int* sq, std::uint64_t lead_value) const {
   std::uint64_t index = lead_value * group_factor_[0];
   const bool both_pawns = material_.has_pawns() && material_.other_pawn_count() > 0;
@@ -669,7 +701,8 @@ SubtableWalk::SubtableWalk(const SubtableIndex& sub, std::uint64_t index) : sub_
   sub.digits_of(index, digit_.data());
   place_prefix(true);
   place_rest(prefix_groups_);
-  expand(group_start_[std::size_t(prefix_groups_)]);
+  rest_changed_ = group_start_[std::size_t(prefix_groups_)];
+  expand(rest_changed_);
   publish(0);
 }
 
@@ -742,6 +775,7 @@ void SubtableWalk::next() {
   const bool prefix = lowest < prefix_groups;
   if (prefix) place_prefix(lowest == 0);
   if (lowest_rest < groups) place_rest(lowest_rest);
+  rest_changed_ = group_start_[std::size_t(lowest_rest)];
   expand(group_start_[std::size_t(prefix ? prefix_groups : lowest_rest)]);
   publish(group_start_[std::size_t(lowest)]);
 }

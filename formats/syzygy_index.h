@@ -165,6 +165,14 @@ class SubtableIndex {
   // colour's pawns) comes first in the same piece order, and that subtable's group-0 digit of i.
   // Skips the symmetry and validity checks; encode_or_none gives the same index.
   [[nodiscard]] std::uint64_t encode_normal(std::span<const int> squares, std::uint64_t lead_digit) const;
+  // encode_normal's index in two parts, their sum: prefix_value of the prefix's digits (the leading
+  // group's; pawn_digit, the other colour's pawns', only where both colours have pawns) and
+  // rest_value of the other men, each given as its position among the squares the prefix leaves
+  // free, in this subtable's piece order after the prefix (SubtableWalk::rest_positions of a
+  // subtable with the same prefix). The rest's part does not change with the prefix: a map from a
+  // walk whose prefix steps keeps it.
+  [[nodiscard]] std::uint64_t prefix_value(std::uint64_t lead_digit, std::uint64_t pawn_digit) const;
+  [[nodiscard]] std::uint64_t rest_value(std::span<const int> positions) const;
 
   // The canonical placement of an index, squares in piece order (groups in ascending square order,
   // the leading pawn first). encode(*decode(i)) == i for every i < size(); nullopt for i >= size().
@@ -227,6 +235,12 @@ class SubtableWalk {
   [[nodiscard]] std::span<const int> square_numbers() const { return {sq_, std::size_t(sub_->piece_count())}; }
   // The index's digit of group g (0: the leading group's value).
   [[nodiscard]] std::uint64_t digit(int g) const { return digit_[std::size_t(g)]; }
+  // Each man after the prefix as its position among the squares the prefix leaves free, indexed
+  // by man (the prefix's entries unused).
+  [[nodiscard]] std::span<const int> rest_positions() const { return {rest_, std::size_t(sub_->piece_count())}; }
+  // The first man whose position changed in the last step; piece_count() when none did (the walk's
+  // first placement counts as a change of every man after the prefix).
+  [[nodiscard]] int rest_changed() const { return rest_changed_; }
   // On to index() + 1. Precondition: index() + 1 < size().
   void next();
 
@@ -246,6 +260,7 @@ class SubtableWalk {
   int rest_[kMaxPieces] = {};  // men after the prefix: positions among the prefix's free squares
   std::uint64_t prefix_ = 0;   // the prefix's squares
   int prefix_groups_ = 1;
+  int rest_changed_ = 0;
   std::array<int, kMaxPieces + 2> group_start_{};  // first man of each group; [groups] = piece count
   static constexpr std::uint64_t kLeadTable = 64;
   bool lead_table_ = false;  // a pawn table's leading group's squares are in lead_sq_

@@ -212,8 +212,24 @@ class OrderMap {
     const int fixed = from.group_length(0) + from.material().other_pawn_count();
     same_lead_ = true;
     for (int k = 0; k < fixed; ++k) same_lead_ = same_lead_ && from.piece(k) == to.piece(k);
+    prefix_len_ = fixed;
+    pawn_group_ = from.material().other_pawn_count() > 0;
   }
   [[nodiscard]] bool identity() const { return identity_; }
+  // Whether the target index splits into the prefix's part and the rest's (same_lead_): the rest's
+  // part is then kept while the walk changes only the prefix.
+  [[nodiscard]] bool splits() const { return same_lead_; }
+  // The parts of a splitting map's target index, their sum (SubtableIndex::prefix_value, rest_value).
+  [[nodiscard]] std::uint64_t prefix_part(const sz::SubtableWalk& walk) const {
+    return to_.prefix_value(walk.digit(0), pawn_group_ ? walk.digit(1) : 0);
+  }
+  [[nodiscard]] std::uint64_t rest_part(const sz::SubtableWalk& walk) const {
+    const std::span<const int> positions = walk.rest_positions();
+    std::array<int, sz::kMaxPieces> ordered{};
+    const int n = to_.piece_count();
+    for (int k = prefix_len_; k < n; ++k) ordered[std::size_t(k - prefix_len_)] = positions[std::size_t(source_[std::size_t(k)])];
+    return to_.rest_value(std::span<const int>(ordered).first(std::size_t(n - prefix_len_)));
+  }
   [[nodiscard]] const sz::SubtableIndex& from() const { return from_; }
   // The target index of the placement a walk of `from` stands on, kNoIndex when the target cannot
   // encode it (no legal position).
@@ -235,6 +251,8 @@ class OrderMap {
   std::array<int, sz::kMaxPieces> source_{};
   bool identity_ = false;
   bool same_lead_ = false;
+  bool pawn_group_ = false;  // group 1 is the other colour's pawns (part of the prefix)
+  int prefix_len_ = 0;
 };
 
 // out[k] = the code of index begin + k of `sub`, read from `codes` (those of `computed`).
@@ -252,11 +270,18 @@ void copy_mapped(const OrderMap& map, std::span<const Code> codes, std::uint64_t
   std::array<std::uint64_t, kBatch> at;
   if (out.empty()) return;
   sz::SubtableWalk walk(map.from(), begin);
+  const int men = map.from().piece_count();
+  std::uint64_t rest = 0;  // a splitting map's rest part, kept while only the prefix steps
   for (std::size_t k0 = 0; k0 < out.size(); k0 += kBatch) {
     const std::size_t n = std::min(kBatch, out.size() - k0);
     for (std::size_t t = 0; t < n; ++t) {
       if (k0 + t > 0) walk.next();
-      at[t] = map(walk);
+      if (map.splits()) {
+        if (walk.rest_changed() < men) rest = map.rest_part(walk);
+        at[t] = map.prefix_part(walk) + rest;
+      } else {
+        at[t] = map(walk);
+      }
       if (at[t] != sz::SubtableIndex::kNoIndex) __builtin_prefetch(codes.data() + at[t]);
     }
     for (std::size_t t = 0; t < n; ++t) out[k0 + t] = at[t] == sz::SubtableIndex::kNoIndex ? dont_care : codes[at[t]];

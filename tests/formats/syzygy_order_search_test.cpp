@@ -138,12 +138,16 @@ TEST_CASE("Syzygy order sample ranges", "[syzygy][order]") {
 TEST_CASE("Syzygy index: encode_normal and encode_distinct agree with encode_or_none across orders",
           "[syzygy][order]") {
   // The writer maps a placement of one candidate order into another from the walk's square numbers:
-  // by encode_normal when both begin with the same leading group, else by encode_distinct. Every
-  // ordered pair of candidates, over walks through the subtable.
-  std::uint64_t pairs = 0, same_lead = 0, checked = 0, failed = 0;
-  for (const char* name : {"KRPvK", "KPvKP", "KQvKR", "KBNvK", "KRvKN"}) {
+  // by encode_normal when both begin with the same leading group (and, split in two, by
+  // prefix_value and rest_value), else by encode_distinct. Every ordered pair of candidates, over
+  // walks through the subtable.
+  std::uint64_t pairs = 0, same_lead = 0, checked = 0, failed = 0, split_checked = 0;
+  // KRRvK and KBBvK: groups of two men after the prefix.
+  const std::pair<const char*, int> materials[] = {{"KRPvK", 4}, {"KPvKP", 4}, {"KQvKR", 4}, {"KBNvK", 4},
+                                                   {"KRvKN", 4}, {"KRRvK", 3}, {"KBBvK", 3}};
+  for (const auto& [name, kinds] : materials) {
     const sz::TableMaterial m = order_material(name);
-    const auto candidates = all_candidates(m, 4);
+    const auto candidates = all_candidates(m, kinds);
     const int lead = m.has_pawns() ? m.lead_pawn_count() + m.other_pawn_count() : m.has_unique_pieces() ? 3 : 2;
     for (const sz::PieceOrder& a : candidates)
       for (const sz::PieceOrder& b : candidates) {
@@ -168,6 +172,10 @@ TEST_CASE("Syzygy index: encode_normal and encode_distinct agree with encode_or_
               break;
             }
         sz::SubtableWalk walk(*from, from->size() / 5);
+        // The split form (prefix part plus the rest's part), the rest's part kept while the walk
+        // says no man after the prefix moved, as the writer's maps keep it.
+        const bool pawn_group = m.has_pawns() && m.other_pawn_count() > 0;
+        std::uint64_t rest = 0;
         for (int step = 0; step < 3000; ++step, walk.next()) {
           sz::SquareList squares{};
           std::array<int, sz::kMaxPieces> numbers{};
@@ -180,6 +188,18 @@ TEST_CASE("Syzygy index: encode_normal and encode_distinct agree with encode_or_
           const std::uint64_t got = normal ? to->encode_normal(placed, walk.digit(0)) : to->encode_distinct(placed);
           if (want != got && ++failed <= 5)
             UNSCOPED_INFO(name << ": index " << walk.index() << " maps to " << got << ", encode_or_none " << want);
+          if (normal) {
+            if (walk.rest_changed() < int(n)) {
+              std::array<int, sz::kMaxPieces> positions{};
+              for (std::size_t k = std::size_t(lead); k < n; ++k)
+                positions[k - std::size_t(lead)] = walk.rest_positions()[std::size_t(source[k])];
+              rest = to->rest_value(std::span<const int>(positions).first(n - std::size_t(lead)));
+            }
+            const std::uint64_t split = to->prefix_value(walk.digit(0), pawn_group ? walk.digit(1) : 0) + rest;
+            if (want != split && ++failed <= 5)
+              UNSCOPED_INFO(name << ": index " << walk.index() << " splits to " << split << ", encode_or_none " << want);
+            ++split_checked;
+          }
           ++checked;
         }
       }
@@ -188,4 +208,5 @@ TEST_CASE("Syzygy index: encode_normal and encode_distinct agree with encode_or_
   CHECK(same_lead >= 20);
   CHECK(pairs - same_lead >= 20);
   CHECK(checked == pairs * 3000);
+  CHECK(split_checked == same_lead * 3000);
 }
