@@ -188,8 +188,8 @@ class SubtableIndex {
   // The leading group's squares for its digit, into sq[0 ..).
   void place_lead(std::uint64_t lead, int sq[]) const;
   // The other colour's pawns (group 1 where both colours have pawns) for their digit, into sq after
-  // the leading group, which sq already holds.
-  void place_pawns(std::uint64_t digit, int sq[]) const;
+  // the leading group, whose squares `lead` holds.
+  void place_pawns(std::uint64_t digit, std::uint64_t lead, int sq[]) const;
   // encode_or_none of distinct squares (as indices) in piece order, no pawn on rank 1 or 8.
   std::uint64_t encode_placed(const int* at) const;
   // The index of squares in normal form (sorted within each group in place) whose leading group's

@@ -232,7 +232,8 @@ class OrderMap {
   }
   [[nodiscard]] const sz::SubtableIndex& from() const { return from_; }
   // The target index of the placement a walk of `from` stands on, kNoIndex when the target cannot
-  // encode it (no legal position).
+  // encode it (no legal position). For maps that do not split (a splitting map's index is
+  // prefix_part + rest_part).
   [[nodiscard]] std::uint64_t operator()(const sz::SubtableWalk& walk) const {
     // Square numbers, not a SquareList: a list of 1-byte squares put together in a register spilled
     // through overlapping stores that the loads after them could not be forwarded, which cost about
@@ -242,7 +243,7 @@ class OrderMap {
     const auto n = std::size_t(to_.piece_count());
     for (std::size_t k = 0; k < n; ++k) ordered[k] = squares[std::size_t(source_[k])];
     const auto placed = std::span<const int>(ordered).first(n);
-    return same_lead_ ? to_.encode_normal(placed, walk.digit(0)) : to_.encode_distinct(placed);
+    return to_.encode_distinct(placed);
   }
 
  private:
