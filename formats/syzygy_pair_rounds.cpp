@@ -13,6 +13,8 @@ namespace {
 
 constexpr std::uint32_t kMaxExpansion = 256;  // values per symbol: readers keep the count in a byte
 constexpr int kPairsPerRound = 250;
+// Up to this many symbols a round counts its pairs in a grid (32 KiB of counts) rather than a hash table.
+constexpr std::size_t kGridSymbols = 64;
 
 // A pair's key in PairCounts: the same in every round (symbols stay below 4096).
 constexpr std::uint32_t kPairKeyBase = 4096;
@@ -26,7 +28,7 @@ struct PairCandidate {
 
 // Occurrences of adjacent symbol pairs (keys below 2^24), in an open-addressing table kept at most
 // half full: the pairs a stream holds are few against count^2, and a compact table keeps them in
-// cache where a count x count grid misses on nearly every increment.
+// cache where a count x count grid misses on nearly every increment (beyond kGridSymbols).
 class PairCounts {
  public:
   void add(std::uint32_t pair, std::uint64_t n = 1) {
@@ -152,6 +154,8 @@ template <class T>
 void build_pairs(SymbolStream<T>& s, std::vector<SymbolDef>& defs, int min_frequency, const ParallelFor& parallel,
                  int pack_ratio) {
   const std::uint64_t n = s.size();
+  // The leaves: the symbols `defs` holds at first, each one value wide.
+  const int leaves = int(defs.size());
   // Without a parallel loop, one part: the plain left-to-right pass the parts must reproduce.
   const std::size_t parts = parallel ? std::size_t(std::clamp<std::uint64_t>(n / kValuesPerPart, 1, kMaxParts)) : 1;
   std::vector<std::uint64_t> starts(parts + 1);  // in place: value indexes; packed: symbol indexes
@@ -191,13 +195,14 @@ void build_pairs(SymbolStream<T>& s, std::vector<SymbolDef>& defs, int min_frequ
         whole[t] = i == starts[t];
       }
     } else {
-      each_part([&](std::size_t t) {
+      // Part t's symbols, each pair handed to add(first, second, times).
+      const auto count_part = [&](std::size_t t, auto&& add) {
         int previous = -1;
         std::uint64_t equal = 0, seen = 0;
         bool all_equal = true;
         for (std::uint64_t i = starts[t]; i < starts[t + 1];) {
           const int sym = seq.at(i);
-          if (previous >= 0) part_counts[t].add(pair_key(previous, sym));
+          if (previous >= 0) add(previous, sym, 1);
           if (sym == previous) {
             ++equal;
           } else {
@@ -207,12 +212,36 @@ void build_pairs(SymbolStream<T>& s, std::vector<SymbolDef>& defs, int min_frequ
           previous = sym;
           ++seen;
           i = seq.after(i, sym);
+          if constexpr (!kPacked) {
+            // A run of one leaf (long in WDL streams) counted 8 values at a time.
+            if (sym < leaves) {
+              const std::uint64_t more = s.leaf_words(i, starts[t + 1], sym);
+              if (more > 0) {
+                add(sym, sym, more);
+                equal += more;
+                seen += more;
+                i += more;
+              }
+            }
+          }
         }
-        if (previous >= 0 && opening[t] >= 0) part_counts[t].add(pair_key(previous, opening[t]));
+        if (previous >= 0 && opening[t] >= 0) add(previous, opening[t], 1);
         last[t] = previous;
         run[t] = equal;
         whole[t] = all_equal;
         symbols[t] = seen;
+      };
+      each_part([&](std::size_t t) {
+        if (count <= kGridSymbols) {
+          // Few symbols (a stream's first round): a grid of their pairs, in L1, not the hash table.
+          std::vector<std::uint64_t> grid(count * count, 0);
+          count_part(t, [&](int a, int b, std::uint64_t k) { grid[std::size_t(a) * count + std::size_t(b)] += k; });
+          for (std::size_t a = 0; a < count; ++a)
+            for (std::size_t b = 0; b < count; ++b)
+              if (const std::uint64_t f = grid[a * count + b]; f != 0) part_counts[t].add(pair_key(int(a), int(b)), f);
+        } else {
+          count_part(t, [&](int a, int b, std::uint64_t k) { part_counts[t].add(pair_key(a, b), k); });
+        }
       });
       if (parts == 1) {
         std::swap(counts, part_counts[0]);
@@ -357,6 +386,12 @@ void build_pairs(SymbolStream<T>& s, std::vector<SymbolDef>& defs, int min_frequ
                 across[t] = {i, k};
               }
               i = seq.after(j, b);
+              // Twins of a leaf over its run: 16 values at a time, as the pairs one by one would.
+              if (a == b && a < leaves) {
+                const std::uint64_t twins = s.put_twin_words(i, end, a, int(count) + k);
+                made += twins;
+                i += 2 * twins;
+              }
               continue;
             }
           }

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstring>
 #include <cstdint>
 #include <utility>
 #include <vector>
@@ -41,6 +42,41 @@ class SymbolStream {
   SymbolStream(StreamValues<T> data, int leaves) : data_(std::move(data)), leaves_(leaves) {}
 
   [[nodiscard]] std::uint64_t size() const { return data_.size(); }
+  // How many values from i on, before `end`, are the leaf `leaf`, in whole words of 8 (0 for a
+  // stream of 16-bit values). Precondition: a symbol starts at i. Each such value is a symbol of
+  // its own (a leaf spans one value, so the next value starts one; a value below the leaf count
+  // where a symbol starts is a leaf), so a run of leaves is read 8 at a time.
+  [[nodiscard]] std::uint64_t leaf_words(std::uint64_t i, std::uint64_t end, int leaf) const {
+    if constexpr (sizeof(T) == 1) {
+      const std::uint64_t pattern = kByteOnes * std::uint64_t(leaf);
+      std::uint64_t k = i;
+      for (; k + 8 <= end; k += 8)
+        if (load_word(k) != pattern) break;
+      return k - i;
+    } else {
+      (void)i, (void)end, (void)leaf;
+      return 0;
+    }
+  }
+  // Writes the pair symbol `twin` (the leaf `leaf` twice) over a run of that leaf from i on, before
+  // `end`, 8 pairs (16 values) at a time while all 16 are the leaf; returns the pairs written. The
+  // same bytes as put(i + 2k, twin) for each. Precondition as leaf_words; `twin` >= the leaf count.
+  std::uint64_t put_twin_words(std::uint64_t i, std::uint64_t end, int leaf, int twin) {
+    if constexpr (sizeof(T) == 1) {
+      const std::uint64_t pattern = kByteOnes * std::uint64_t(leaf);
+      const auto high = std::uint8_t(leaves_ + ((twin - leaves_) >> 8));
+      const auto low = std::uint8_t((twin - leaves_) & 0xFF);
+      const std::uint8_t pairs[16] = {high, low, high, low, high, low, high, low,
+                                      high, low, high, low, high, low, high, low};
+      std::uint64_t k = i;
+      for (; k + 16 <= end && load_word(k) == pattern && load_word(k + 8) == pattern; k += 16)
+        std::memcpy(data_.data() + k, pairs, sizeof pairs);
+      return (k - i) / 2;
+    } else {
+      (void)i, (void)end, (void)leaf, (void)twin;
+      return 0;
+    }
+  }
   [[nodiscard]] int at(std::uint64_t i) const {
     if constexpr (sizeof(T) == 1) {
       const int b = data_[i];
@@ -64,6 +100,14 @@ class SymbolStream {
   }
 
  private:
+  static constexpr std::uint64_t kByteOnes = 0x0101010101010101ULL;
+  // The 8 values from i (as bytes: compared with a pattern of 8 equal bytes, whatever the order).
+  [[nodiscard]] std::uint64_t load_word(std::uint64_t i) const {
+    std::uint64_t w;
+    std::memcpy(&w, data_.data() + i, sizeof w);
+    return w;
+  }
+
   StreamValues<T> data_;
   int leaves_;
 };
