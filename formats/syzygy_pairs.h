@@ -6,8 +6,8 @@
 #pragma once
 
 #include <cstddef>
-#include <cstring>
 #include <cstdint>
+#include <cstring>
 #include <utility>
 #include <vector>
 
