@@ -101,11 +101,9 @@ class SymbolStream {
 
  private:
   static constexpr std::uint64_t kByteOnes = 0x0101010101010101ULL;
-  // The 8 values from i (as bytes: compared with a pattern of 8 equal bytes, whatever the order).
+  // The 8 values from i as one word (compared with a word of 8 equal bytes: their order is moot).
   [[nodiscard]] std::uint64_t load_word(std::uint64_t i) const {
-    std::uint64_t w;
-    std::memcpy(&w, data_.data() + i, sizeof w);
-    return w;
+    return load_le<std::uint64_t>(reinterpret_cast<const std::byte*>(data_.data() + i));
   }
 
   StreamValues<T> data_;
